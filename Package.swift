@@ -1,0 +1,74 @@
+// swift-tools-version: 6.1
+//
+// A hardware-abstraction layer and sensor simulator for Linux.
+// Dependencies point one way: HAL is at the bottom, backends and the simulator
+// build on it, app logic imports HAL only, and the `hal` tool ties them together.
+
+import PackageDescription
+
+let strictSwift6: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "swift-sensor-hal",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "HAL", targets: ["HAL"]),
+        .library(name: "Simulator", targets: ["Simulator"]),
+        .executable(name: "hal", targets: ["HALCommand"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+    ],
+    targets: [
+        // Protocols and Sendable value types only: no C, no device I/O.
+        .target(name: "HAL", swiftSettings: strictSwift6),
+
+        // Sources/Sensors (IIO, evdev, GPS) and Sources/Camera (V4L2, expressions) become
+        // targets with their backends; see the README in each folder.
+
+        // Trace format, replay on a virtual clock, recorder, scripted simulation.
+        .target(
+            name: "Simulator",
+            dependencies: [
+                "HAL",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // The `hal` command-line tool.
+        .executableTarget(
+            name: "HALCommand",
+            dependencies: [
+                "HAL", "Simulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // Replay throughput: `Benchmarks/run` builds this in release and runs it beside its peer.
+        .executableTarget(
+            name: "ReplayThroughput",
+            dependencies: ["HAL", "Simulator"],
+            path: "Benchmarks/ReplayThroughput",
+            swiftSettings: strictSwift6
+        ),
+
+        .testTarget(name: "HALTests", dependencies: ["HAL"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: ["HAL", "Simulator"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "HALCommandTests",
+            dependencies: ["HALCommand"],
+            swiftSettings: strictSwift6
+        ),
+    ]
+)

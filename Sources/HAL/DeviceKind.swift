@@ -1,0 +1,43 @@
+/// The kinds of device the HAL covers, and the kinds of channel a trace holds.
+public enum DeviceKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Angular rate in rad/s.
+    case gyroscope
+    /// Proper acceleration in m/s².
+    case accelerometer
+    /// Magnetic field in µT.
+    case magnetometer
+    /// Touchscreen, touchpad, mouse or scripted gestures.
+    case pointer
+    /// Keys and buttons.
+    case keys
+    /// GPS receivers, gpsd, and files or walks of fixes.
+    case location
+    /// Camera frames.
+    case camera
+    /// Facial-expression readings.
+    case expression
+    /// Speaker output: what was played or spoken.
+    case speaker
+    /// An app's own output events.
+    case app
+
+    /// The unit string a trace header must give for this kind, or `nil` where the kind has none.
+    ///
+    /// Readings are always in these units; a backend converts before delivering.
+    public var units: String? {
+        switch self {
+        case .gyroscope: "rad/s"
+        case .accelerometer: "m/s^2"
+        case .magnetometer: "uT"
+        case .location: "deg,m,m/s"
+        case .pointer: "normalized"
+        case .keys, .camera, .expression, .speaker, .app: nil
+        }
+    }
+
+    /// The motion quantity measured by this kind, for the three motion kinds.
+    public var motionQuantity: MotionQuantity? { MotionQuantity(rawValue: rawValue) }
+
+    /// Whether the kind records outputs (what was played, what the app did) rather than inputs.
+    public var isOutput: Bool { self == .speaker || self == .app }
+}

@@ -1,0 +1,106 @@
+/// Anything the HAL can open: a sensor, an input, a camera, a speaker.
+public protocol Device: Sendable {
+    /// What the device is and how to name it.
+    var info: DeviceInfo { get }
+}
+
+/// How a reading stream holds readings its consumer has not taken yet.
+public enum ReadingBuffering: Sendable, Hashable {
+    /// Keep everything: nothing is lost, memory grows while the consumer is behind.
+    case unbounded
+    /// Keep the newest `n` readings and drop older ones (right for a live view).
+    case newest(Int)
+    /// Keep the oldest `n` readings and drop newer ones.
+    case oldest(Int)
+}
+
+/// A device that delivers a stream of timestamped readings.
+///
+/// The stream ends when the device has no more to give (a trace is over) and
+/// throws a ``DeviceError`` when the device fails or goes away. Ending iteration
+/// or cancelling the consuming task tears the stream down and releases the device's
+/// resources for that stream.
+public protocol ReadingSource<Element>: Device {
+    /// The reading type.
+    associatedtype Element: ReadingConvertible
+
+    /// Starts delivering readings.
+    func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<Element, any Error>
+}
+
+extension ReadingSource {
+    /// The readings wrapped as ``Reading`` values, for code that handles every kind alike
+    /// (a recorder, a printer).
+    public func anyReadings(buffering: ReadingBuffering = .unbounded) -> AsyncThrowingStream<Reading, any Error> {
+        let upstream = readings(buffering: buffering)
+        return AsyncThrowingStream(bufferingPolicy: buffering.asyncThrowingStreamPolicy(Reading.self)) { continuation in
+            let task = Task {
+                do {
+                    for try await element in upstream { continuation.yield(element.reading) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+extension ReadingBuffering {
+    /// The matching buffering policy of `AsyncThrowingStream`.
+    public func asyncThrowingStreamPolicy<Element>(
+        _ element: Element.Type
+    ) -> AsyncThrowingStream<Element, any Error>.Continuation.BufferingPolicy {
+        switch self {
+        case .unbounded: .unbounded
+        case .newest(let count): .bufferingNewest(count)
+        case .oldest(let count): .bufferingOldest(count)
+        }
+    }
+}
+
+/// A gyroscope, accelerometer or magnetometer.
+public protocol MotionSensor: ReadingSource where Element == MotionSample {}
+
+/// A touchscreen, touchpad, mouse or gesture script: swipes and taps.
+public protocol PointerInput: ReadingSource where Element == PointerEvent {}
+
+/// Keys and buttons.
+public protocol KeyInput: ReadingSource where Element == KeyEvent {}
+
+/// A source of location fixes: a GPS receiver, gpsd, a file, a simulated walk.
+public protocol LocationProvider: ReadingSource where Element == LocationFix {}
+
+/// A source of camera frames.
+public protocol Camera: ReadingSource where Element == Frame {}
+
+/// A source of facial-expression readings: a camera with a classifier, or a script.
+public protocol ExpressionSensor: ReadingSource where Element == ExpressionReading {}
+
+/// A source of recorded playback events (a speaker channel of a trace).
+public protocol PlaybackEventSource: ReadingSource where Element == PlaybackEvent {}
+
+/// A source of recorded app events (an app channel of a trace).
+public protocol AppEventSource: ReadingSource where Element == AppEvent {}
+
+/// Sound output: plays clips and speaks text, and reports what it did as ``PlaybackEvent``s.
+///
+/// Each call returns once the request is accepted; the ``events(buffering:)`` stream
+/// says when sound started and ended.
+public protocol Speaker: Device {
+    /// Plays a clip.
+    func play(_ clip: AudioClip) async throws
+    /// Speaks text with text-to-speech.
+    func speak(_ utterance: Utterance) async throws
+    /// Pauses what is playing.
+    func pause() async throws
+    /// Resumes after a pause.
+    func resume() async throws
+    /// Stops what is playing and drops anything queued.
+    func stop() async throws
+    /// Sets the output volume, from 0 (silent) to 1 (full).
+    func setVolume(_ volume: Double) async throws
+    /// What the speaker played, as it happens.
+    func events(buffering: ReadingBuffering) -> AsyncThrowingStream<PlaybackEvent, any Error>
+}

@@ -1,0 +1,26 @@
+/// A three-axis vector in the device's frame, such as an angular rate or an acceleration.
+public struct Vector3: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The x component.
+    public var x: Double
+    /// The y component.
+    public var y: Double
+    /// The z component.
+    public var z: Double
+
+    /// Creates a vector from its components.
+    @inlinable
+    public init(x: Double, y: Double, z: Double) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
+    /// The zero vector.
+    public static let zero = Vector3(x: 0, y: 0, z: 0)
+
+    /// The Euclidean length.
+    public var magnitude: Double { (x * x + y * y + z * z).squareRoot() }
+
+    /// The components as `(x, y, z)`.
+    public var description: String { "(\(x), \(y), \(z))" }
+}

@@ -1,0 +1,10 @@
+import HAL
+import Simulator
+
+/// The device factory with every backend the tool links.
+func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
+    DeviceFactory(backends: [
+        TraceBackend(searchFolders: searchFolders),
+        SimulationBackend(searchFolders: searchFolders),
+    ])
+}

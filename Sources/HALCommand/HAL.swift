@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// The `hal` command: inspect, replay, record and simulate sensor traces.
+@main
+struct HALTool: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hal",
+        abstract: "Sensor HAL and simulator: inspect, replay, record and simulate device traces.",
+        subcommands: [Info.self, Replay.self, Record.self, Devices.self, Simulate.self]
+    )
+}
+
+/// The trace `hal replay` plays when none is named: the shipped look-around.
+let defaultTracePath = "traces/lobby-lookaround.jsonl"
+
+/// Options naming the folders that discovery searches.
+struct SearchOptions: ParsableArguments {
+    @Option(name: .customLong("search"), help: "A folder of traces and scripts for trace:/sim: discovery (repeatable).")
+    var folders: [String] = ["traces"]
+}

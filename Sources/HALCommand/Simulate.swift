@@ -1,0 +1,23 @@
+import ArgumentParser
+import HAL
+import Simulator
+
+/// `hal simulate SCRIPT --out FILE`: turns a motion script into a trace.
+struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate a trace from a motion script (.motion.json). The same script gives the same bytes.")
+
+    @Argument(help: "The motion script.")
+    var script: String
+
+    @Option(name: [.short, .long], help: "The trace file to write.")
+    var out: String
+
+    func run() throws {
+        let trace = try MotionScript.load(path: script).generate(source: "sim:\(script)")
+        let writer = try TraceWriter(path: out, header: trace.header, durability: .buffered)
+        for record in trace.records { try writer.write(record) }
+        try writer.close()
+        printError("wrote \(trace.records.count) records, \(format3(trace.duration.seconds)) s, to \(out)")
+    }
+}

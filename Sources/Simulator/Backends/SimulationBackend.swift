@@ -1,0 +1,45 @@
+public import HAL
+
+/// Opens `sim:SCRIPT.motion.json#CHANNEL` devices that replay a motion script's
+/// generated trace (channels `gyro`, `accel` and `touch`), with the same query
+/// options as `trace:`.
+public struct SimulationBackend: DeviceBackend {
+    /// `sim`.
+    public var scheme: String { "sim" }
+    /// What `hal devices` says about the backend.
+    public var summary: String { "simulate a motion script: sim:FILE.motion.json#gyro|accel|touch[?rate=N|realtime&loop=N]" }
+    /// Folders whose `.motion.json` scripts discovery lists.
+    public var searchFolders: [String]
+
+    /// Creates the backend.
+    public init(searchFolders: [String] = ["traces"]) {
+        self.searchFolders = searchFolders
+    }
+
+    /// Generates the script's trace and opens the channel the fragment names.
+    public func open(_ uri: DeviceURI) throws -> any Device {
+        let script: MotionScript
+        do { script = try MotionScript.load(path: uri.body) } catch {
+            throw DeviceError(.notFound, uri: uri.description, "\(error)")
+        }
+        return try TraceBackend.openChannel(of: script.generate(source: "sim:\(uri.body)"), uri: uri)
+    }
+
+    /// Lists each channel of each script in the search folders.
+    public func discover() throws -> [DeviceInfo] {
+        var devices: [DeviceInfo] = []
+        for folder in searchFolders {
+            for name in TraceBackend.files(in: folder, suffix: ".motion.json") {
+                let path = folder + "/" + name
+                guard let script = try? MotionScript.load(path: path) else { continue }
+                let header = script.header(source: "sim:\(path)")
+                devices += header.channels.map {
+                    var info = $0.deviceInfo(uri: "sim:\(path)#\($0.id)")
+                    info.backend = "sim"
+                    return info
+                }
+            }
+        }
+        return devices
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import HAL
+
+/// A scripted walk-through of a handheld device: hold still, turn, tap, swipe.
+///
+/// The script is JSON (see `docs/motion-scripts.md`):
+///
+/// ```json
+/// {"title": "Lobby look-around", "rate": 100, "steps": [
+///   {"hold": 2},
+///   {"turn": {"yaw": 360, "degreesPerSecond": 30}},
+///   {"tap": {"x": 0.5, "y": 0.45}},
+///   {"swipe": {"from": [0.8, 0.5], "to": [0.2, 0.5], "seconds": 0.4}}
+/// ]}
+/// ```
+///
+/// ``generate(source:)`` turns it into a trace of gyroscope, accelerometer and
+/// pointer channels whose motion is physically consistent: the gyroscope is the
+/// exact body rate of the scripted attitude and the accelerometer is gravity seen
+/// in the device frame. The same script always gives the same trace, byte for byte.
+public struct MotionScript: Sendable, Hashable, Codable {
+    /// A name for the walk-through, copied into the trace's metadata.
+    public var title: String?
+    /// The motion sample rate in hertz.
+    public var rate: Double
+    /// The steps, played one after another.
+    public var steps: [Step]
+
+    /// One step of a script.
+    public enum Step: Sendable, Hashable, Codable {
+        /// Hold the device still for a number of seconds.
+        case hold(Double)
+        /// Turn the device.
+        case turn(Turn)
+        /// Tap the screen.
+        case tap(Tap)
+        /// Drag a finger across the screen.
+        case swipe(Swipe)
+
+        private enum CodingKeys: String, CodingKey { case hold, turn, tap, swipe }
+
+        /// Decodes a step from an object with exactly one of `hold`, `turn`, `tap`, `swipe`.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            guard container.allKeys.count == 1, let key = container.allKeys.first else {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a step is an object with exactly one of hold, turn, tap, swipe"))
+            }
+            switch key {
+            case .hold: self = .hold(try container.decode(Double.self, forKey: .hold))
+            case .turn: self = .turn(try container.decode(Turn.self, forKey: .turn))
+            case .tap: self = .tap(try container.decode(Tap.self, forKey: .tap))
+            case .swipe: self = .swipe(try container.decode(Swipe.self, forKey: .swipe))
+            }
+        }
+
+        /// Encodes the step as an object with one key.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .hold(let seconds): try container.encode(seconds, forKey: .hold)
+            case .turn(let turn): try container.encode(turn, forKey: .turn)
+            case .tap(let tap): try container.encode(tap, forKey: .tap)
+            case .swipe(let swipe): try container.encode(swipe, forKey: .swipe)
+            }
+        }
+    }
+
+    /// A smooth turn: the rate rises and falls as a raised cosine, so it starts and ends at rest.
+    public struct Turn: Sendable, Hashable, Codable {
+        /// Degrees to turn right (clockwise seen from above); negative turns left.
+        public var yaw: Double?
+        /// Degrees to tilt the camera up; negative tilts down.
+        public var pitch: Double?
+        /// How long the turn takes.
+        public var seconds: Double?
+        /// The average rate of the larger of the two angles, instead of `seconds`.
+        public var degreesPerSecond: Double?
+    }
+
+    /// A tap: press and release at one point, then hold still for the rest of `seconds`.
+    public struct Tap: Sendable, Hashable, Codable {
+        /// Horizontal position, 0 (left) to 1 (right).
+        public var x: Double
+        /// Vertical position, 0 (top) to 1 (bottom).
+        public var y: Double
+        /// How long the step takes, 0.5 s by default; the finger is down for 80 ms.
+        public var seconds: Double?
+    }
+
+    /// A swipe from one point to another, with moves at 60 Hz.
+    public struct Swipe: Sendable, Hashable, Codable {
+        /// Where the finger goes down, `[x, y]`.
+        public var from: [Double]
+        /// Where it lifts, `[x, y]`.
+        public var to: [Double]
+        /// How long the finger is down, 0.3 s by default.
+        public var seconds: Double?
+    }
+
+    /// Reads a script file.
+    public static func load(path: String) throws -> MotionScript {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ScriptError(file: path, "cannot read: \(error.localizedDescription)")
+        }
+        let script: MotionScript
+        do { script = try JSONDecoder().decode(MotionScript.self, from: data) } catch let error as DecodingError {
+            throw ScriptError(file: path, ScriptError.describe(error))
+        }
+        try script.validate(file: path)
+        return script
+    }
+
+    /// Checks the script's numbers.
+    public func validate(file: String? = nil) throws {
+        guard rate > 0, rate <= 10_000 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 10000 Hz") }
+        for (index, step) in steps.enumerated() {
+            let place = "steps[\(index)]"
+            switch step {
+            case .hold(let seconds):
+                guard seconds >= 0, seconds.isFinite else { throw ScriptError(file: file, "\(place).hold: \(seconds) is not a duration") }
+            case .turn(let turn):
+                guard turn.yaw != nil || turn.pitch != nil else { throw ScriptError(file: file, "\(place).turn: give yaw, pitch or both") }
+                guard (turn.seconds == nil) != (turn.degreesPerSecond == nil) else {
+                    throw ScriptError(file: file, "\(place).turn: give seconds or degreesPerSecond, one of them")
+                }
+                guard (turn.seconds ?? turn.degreesPerSecond!) > 0 else { throw ScriptError(file: file, "\(place).turn: the pace must be positive") }
+            case .tap(let tap):
+                guard (0...1).contains(tap.x), (0...1).contains(tap.y) else { throw ScriptError(file: file, "\(place).tap: x and y are within 0...1") }
+                guard (tap.seconds ?? 0.5) >= 0.08 else { throw ScriptError(file: file, "\(place).tap: a tap takes at least 0.08 s") }
+            case .swipe(let swipe):
+                guard swipe.from.count == 2, swipe.to.count == 2, (swipe.from + swipe.to).allSatisfy({ (0...1).contains($0) }) else {
+                    throw ScriptError(file: file, "\(place).swipe: from and to are [x, y] within 0...1")
+                }
+                guard (swipe.seconds ?? 0.3) > 0 else { throw ScriptError(file: file, "\(place).swipe: seconds must be positive") }
+            }
+        }
+    }
+}
+
+/// A motion script that cannot be used, naming the file and the step.
+public struct ScriptError: Error, Sendable, CustomStringConvertible {
+    /// The script file.
+    public var file: String?
+    /// What is wrong, starting with the place in the script.
+    public var message: String
+
+    /// Creates an error.
+    public init(file: String?, _ message: String) {
+        self.file = file
+        self.message = message
+    }
+
+    /// `file: message`.
+    public var description: String { "\(file ?? "<script>"): \(message)" }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "top level" : text)
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context)): missing field '\(key.stringValue)'"
+        case .typeMismatch(let type, let context): return "\(path(context)): expected \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context)): expected \(type), found null"
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,104 @@
+public import HAL
+
+/// A whole trace in memory: the header and every record in file order.
+public struct Trace: Sendable, Hashable {
+    /// The header.
+    public var header: TraceHeader
+    /// The records, in file order.
+    public var records: [TraceRecord]
+    /// The file the trace was read from, for resolving frame paths and for errors.
+    public var path: String?
+    /// Set when the file's last line was cut off; the records before it are all here.
+    public var truncation: TraceError?
+
+    /// Creates a trace from a header and records.
+    public init(header: TraceHeader, records: [TraceRecord], path: String? = nil) {
+        self.header = header
+        self.records = records
+        self.path = path
+    }
+
+    /// Reads a whole trace file.
+    public static func load(path: String) throws(TraceError) -> Trace {
+        let reader = try TraceReader(path: path)
+        var trace = Trace(header: reader.header, records: try reader.readAll(), path: path)
+        trace.truncation = reader.truncation
+        return trace
+    }
+
+    /// Reads a whole trace from bytes.
+    public static func decode(_ bytes: [UInt8], file: String? = nil) throws(TraceError) -> Trace {
+        let reader = try TraceReader(bytes: bytes, file: file)
+        var trace = Trace(header: reader.header, records: try reader.readAll(), path: file)
+        trace.truncation = reader.truncation
+        return trace
+    }
+
+    /// The trace in its canonical JSON Lines form.
+    public func encoded() throws(TraceError) -> [UInt8] {
+        let encoder = TraceEncoder(header: header)
+        var bytes = try encoder.encodeHeader()
+        var lastTimestamps = [Int64](repeating: .min, count: header.channels.count)
+        for (offset, record) in records.enumerated() {
+            do {
+                try encoder.encode(record, into: &bytes)
+            } catch {
+                throw TraceError(error.kind, file: path, line: offset + 2, field: error.field, error.message)
+            }
+            guard record.timestamp.nanoseconds >= lastTimestamps[record.channel] else {
+                throw TraceError(.timestampBackwards, file: path, line: offset + 2, field: "t", "earlier than the channel's previous record")
+            }
+            lastTimestamps[record.channel] = record.timestamp.nanoseconds
+        }
+        return bytes
+    }
+
+    /// Per-channel figures, for `hal info`.
+    public struct ChannelSummary: Sendable, Hashable {
+        /// The channel.
+        public var channel: TraceChannel
+        /// How many records it has.
+        public var count: Int
+        /// Its first record's time.
+        public var first: Timestamp?
+        /// Its last record's time.
+        public var last: Timestamp?
+
+        /// The measured rate: records per second between the first and the last.
+        public var measuredRate: Double? {
+            guard let first, let last, count > 1, last > first else { return nil }
+            return Double(count - 1) / first.duration(to: last).seconds
+        }
+    }
+
+    /// Figures for each channel, in header order.
+    public var channelSummaries: [ChannelSummary] {
+        var summaries = header.channels.map { ChannelSummary(channel: $0, count: 0) }
+        for record in records {
+            summaries[record.channel].count += 1
+            if summaries[record.channel].first == nil { summaries[record.channel].first = record.timestamp }
+            summaries[record.channel].last = record.timestamp
+        }
+        return summaries
+    }
+
+    /// The earliest record's time.
+    public var start: Timestamp? { records.lazy.map(\.timestamp).min() }
+
+    /// The latest record's time.
+    public var end: Timestamp? { records.lazy.map(\.timestamp).max() }
+
+    /// The time from the earliest record to the latest.
+    public var duration: Duration {
+        guard let start, let end else { return .zero }
+        return start.duration(to: end)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    public var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,165 @@
+public import HAL
+import SystemPackage
+
+/// Writes a trace file: the header first, then one line a record.
+///
+/// With ``Durability/everyRecord`` (the default) each record reaches the file in a
+/// single `write` as soon as it is written, so a recording cut off by a crash or
+/// Ctrl-C is readable up to its last whole record. ``Durability/buffered`` batches
+/// writes for speed, for files made in one go.
+///
+/// Frames whose pixels are in memory are saved as files in a folder beside the trace
+/// (`NAME.frames/`): `.jpg` for MJPEG, `.png` for PNG, and `.raw` pixel data in the
+/// frame's format otherwise.
+public final class TraceWriter {
+    /// When written records reach the file.
+    public enum Durability: Sendable {
+        /// Each record is written to the file at once.
+        case everyRecord
+        /// Records are gathered and written in large blocks, and on ``TraceWriter/flush()``.
+        case buffered
+    }
+
+    /// The header written at the top.
+    public let header: TraceHeader
+    /// The file being written.
+    public let path: String
+    /// Records written so far, per channel.
+    public private(set) var counts: [Int]
+
+    private let encoder: TraceEncoder
+    private let durability: Durability
+    private var descriptor: FileDescriptor?
+    private var pending: [UInt8] = []
+    private var lastTimestamps: [Int64]
+    private var lineNumber = 1
+
+    /// Creates (or truncates) the file at `path` and writes the header.
+    public init(path: String, header: TraceHeader, durability: Durability = .everyRecord) throws(TraceError) {
+        self.header = header
+        self.path = path
+        self.durability = durability
+        self.encoder = TraceEncoder(header: header)
+        self.counts = Array(repeating: 0, count: header.channels.count)
+        self.lastTimestamps = Array(repeating: .min, count: header.channels.count)
+        let headerLine: [UInt8]
+        do {
+            headerLine = try encoder.encodeHeader()
+        } catch {
+            throw TraceError(error.kind, file: path, line: 1, field: error.field, error.message)
+        }
+        do {
+            descriptor = try FileDescriptor.open(
+                FilePath(path), .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw TraceError(.io, file: path, line: 0, "cannot create: \(error)")
+        }
+        pending = headerLine
+        try writePending()
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// Writes a record.
+    ///
+    /// Refuses a record on an unknown channel, of the wrong kind for its channel, with a
+    /// non-finite number, or earlier than the channel's previous record.
+    public func write(_ record: TraceRecord) throws(TraceError) {
+        guard descriptor != nil else { throw TraceError(.io, file: path, line: lineNumber + 1, "the writer is closed") }
+        var record = record
+        guard header.channels.indices.contains(record.channel) else {
+            throw TraceError(.unknownChannel, file: path, line: lineNumber + 1, field: "ch", "no channel with index \(record.channel)")
+        }
+        let nanoseconds = record.timestamp.nanoseconds
+        guard nanoseconds >= lastTimestamps[record.channel] else {
+            throw TraceError(
+                .timestampBackwards, file: path, line: lineNumber + 1, field: "t",
+                "\(nanoseconds) is earlier than \(lastTimestamps[record.channel]) in channel '\(header.channels[record.channel].id)'")
+        }
+        if case .frame(var frame) = record.reading, case .bytes(let pixels) = frame.storage {
+            frame.storage = .file(path: try saveFrame(pixels, frame, channel: header.channels[record.channel].id))
+            record.reading = .frame(frame)
+        }
+        let mark = pending.count
+        do {
+            try encoder.encode(record, into: &pending)
+        } catch {
+            pending.removeSubrange(mark...)
+            throw TraceError(error.kind, file: path, line: lineNumber + 1, field: error.field, error.message)
+        }
+        lineNumber += 1
+        lastTimestamps[record.channel] = nanoseconds
+        counts[record.channel] += 1
+        if durability == .everyRecord || pending.count >= 1 << 20 { try writePending() }
+    }
+
+    /// Writes a reading on the channel with id `channel`.
+    public func write(_ reading: Reading, channel: String) throws(TraceError) {
+        guard let index = header.channelIndex(of: channel) else {
+            throw TraceError(.unknownChannel, file: path, line: lineNumber + 1, field: "ch", "no channel '\(channel)' in the header")
+        }
+        try write(TraceRecord(channel: index, reading: reading))
+    }
+
+    /// Writes out anything buffered.
+    public func flush() throws(TraceError) {
+        try writePending()
+    }
+
+    /// Flushes and closes the file. Later writes throw.
+    public func close() throws(TraceError) {
+        guard let descriptor else { return }
+        defer { self.descriptor = nil }
+        try writePending()
+        do { try descriptor.close() } catch {
+            throw TraceError(.io, file: path, line: 0, "close failed: \(error)")
+        }
+    }
+
+    private func writePending() throws(TraceError) {
+        guard let descriptor, !pending.isEmpty else { return }
+        do {
+            _ = try pending.withUnsafeBytes { try descriptor.writeAll($0) }
+        } catch let error as Errno where error == .noSpace {
+            throw TraceError(.io, file: path, line: lineNumber, "the disk is full; records up to line \(lineNumber - 1) may be on disk, the rest were not written")
+        } catch {
+            throw TraceError(.io, file: path, line: lineNumber, "write failed: \(error)")
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// The folder, relative to the trace's folder, where in-memory frames are saved.
+    public var frameFolder: String {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        let stem = base.hasSuffix(".jsonl") ? String(base.dropLast(6)) : base
+        return stem + ".frames"
+    }
+
+    private func saveFrame(_ pixels: [UInt8], _ frame: Frame, channel: String) throws(TraceError) -> String {
+        let folder = TracePath.resolve(frameFolder, inTraceAt: path)
+        let suffix = switch frame.pixelFormat {
+        case .mjpeg: "jpg"
+        case .png: "png"
+        default: "raw"
+        }
+        let relative = "\(frameFolder)/\(channel)-\(frame.sequence).\(suffix)"
+        do {
+            if mkdir(folder, 0o755) != 0 && errno != EEXIST { throw Errno(rawValue: errno) }
+            let file = try FileDescriptor.open(
+                FilePath(TracePath.resolve(relative, inTraceAt: path)), .writeOnly,
+                options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            try file.closeAfter { _ = try pixels.withUnsafeBytes { try file.writeAll($0) } }
+        } catch {
+            throw TraceError(.io, file: path, line: lineNumber + 1, field: "file", "cannot save frame to \(relative): \(error)")
+        }
+        return relative
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
