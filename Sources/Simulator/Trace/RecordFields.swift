@@ -127,7 +127,7 @@ struct RecordFields {
     /// Throws for the first member that nothing read.
     func rejectUnread(_ what: String) throws(TraceError) {
         for index in fields.indices where used & (1 << UInt64(index)) == 0 {
-            throw error(.unknownField, scannerKey(index), "\(what) has no such field")
+            throw error(.unknownField, scannerKey(index), "\(what) have no such field")
         }
     }
 }

@@ -86,7 +86,7 @@ public struct TraceDecoder {
                 }
             }
         }
-        try fields.rejectUnread("the header")
+        try fields.rejectUnread("headers")
         var header = TraceHeader(channels: channels, metadata: metadata)
         header.version = Int(version)
         return header
@@ -113,7 +113,7 @@ public struct TraceDecoder {
         channel.units = units
         guard units == kind.units else {
             if units == nil {
-                throw fields.error(.missingField, "units", "a \(kind.rawValue) channel must state its units ('\(kind.units!)')")
+                throw fields.error(.missingField, "units", "\(kind.rawValue) channels must state their units ('\(kind.units!)')")
             }
             throw fields.error(.wrongUnits, "units", TraceEncoder.unitsMessage(channel))
         }
@@ -125,7 +125,7 @@ public struct TraceDecoder {
         channel.backend = try fields.optional("backend", readString)
         channel.range = try fields.optional("range", readNumber)
         channel.resolution = try fields.optional("resolution", readNumber)
-        try fields.rejectUnread("a channel")
+        try fields.rejectUnread("channels")
         return channel
     }
 
@@ -168,7 +168,7 @@ public struct TraceDecoder {
         case .app:
             reading = .appEvent(try appEvent(&fields, timestamp))
         }
-        try fields.rejectUnread("a \(kind.rawValue) record")
+        try fields.rejectUnread("\(kind.rawValue) records")
         lastTimestamps[channel] = nanoseconds
         return TraceRecord(channel: channel, reading: reading)
     }

@@ -79,9 +79,9 @@ public struct TraceEncoder: Sendable {
 
     static func unitsMessage(_ channel: TraceChannel) -> String {
         if let expected = channel.kind.units {
-            return "a \(channel.kind.rawValue) channel is in '\(expected)', not '\(channel.units ?? "")'"
+            return "\(channel.kind.rawValue) channels are in '\(expected)', not '\(channel.units ?? "")'"
         }
-        return "a \(channel.kind.rawValue) channel has no units"
+        return "\(channel.kind.rawValue) channels have no units"
     }
 
     /// Appends one record line, with its newline, to `buffer`.

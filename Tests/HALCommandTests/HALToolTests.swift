@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+/// The package's root folder, found from this file's path.
+private let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+    }
+    fatalError("Package.swift not found above \(#filePath)")
+}()
+
+/// The `hal` executable built beside this test binary.
+private let halPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("hal").path
+
+private struct Run {
+    var status: Int32
+    var output: String
+    var errors: String
+}
+
+/// Runs `hal` in the package root and waits for it.
+private func hal(_ arguments: String...) throws -> Run {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: halPath)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    let errData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self), errors: String(decoding: errData, as: UTF8.self))
+}
+
+private func scratchFolder() throws -> String {
+    let path = NSTemporaryDirectory() + "hal-cli-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+@Suite(.serialized) struct HALToolTests {
+    @Test func replayWithoutArgumentsPlaysTheShippedTrace() throws {
+        let run = try hal("replay")
+        #expect(run.status == 0, "\(run.errors)")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.count == 4211)
+        #expect(lines.first == "0.000000000 gyro     0.0 0.0 0.0")
+        #expect(lines.contains("5.500000000 touch    press pointer=0 x=0.52 y=0.46"))
+    }
+
+    @Test func replayPrintsTheSameAtAnyRate() throws {
+        let fast = try hal("replay")
+        let paced = try hal("replay", "--rate", "200")
+        #expect(paced.status == 0)
+        #expect(paced.output == fast.output)
+    }
+
+    @Test func replayAsJSONLinesGivesBackTheTraceFile() throws {
+        let run = try hal("replay", "--jsonl", "traces/lobby-lookaround.jsonl")
+        let file = try String(contentsOfFile: packageRoot + "/traces/lobby-lookaround.jsonl", encoding: .utf8)
+        #expect(run.output == file)
+    }
+
+    @Test func replayFiltersChannels() throws {
+        let run = try hal("replay", "--channels", "touch", "--offset", "13.3")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.count == 9)
+        #expect(lines.allSatisfy { $0.contains(" touch ") })
+    }
+
+    @Test func infoSummarisesTheTrace() throws {
+        let run = try hal("info", "traces/lobby-lookaround.jsonl")
+        #expect(run.status == 0)
+        #expect(run.output.contains("duration: 20.900 s"))
+        #expect(run.output.contains("records:  4211"))
+        #expect(run.output.contains("gyro       gyroscope      2091    records  units rad/s  nominal 100.000 Hz  measured 100.000 Hz"))
+    }
+
+    @Test func aBadTraceFailsWithFileLineAndField() throws {
+        let folder = try scratchFolder()
+        let header = try String(contentsOfFile: packageRoot + "/traces/lobby-lookaround.jsonl", encoding: .utf8).split(separator: "\n")[0]
+        try "\(header)\n{\"t\":1,\"ch\":\"gyro\",\"v\":[1,2]}\n".write(toFile: folder + "/bad.jsonl", atomically: true, encoding: .utf8)
+        let run = try hal("replay", folder + "/bad.jsonl")
+        #expect(run.status != 0)
+        #expect(run.errors.contains("\(folder)/bad.jsonl:2: field 'v': expected 3 numbers"))
+    }
+
+    @Test func simulateWritesTheShippedTraceByteForByte() throws {
+        let folder = try scratchFolder()
+        let run = try hal("simulate", "traces/lobby-lookaround.motion.json", "--out", folder + "/again.jsonl")
+        #expect(run.status == 0, "\(run.errors)")
+        let again = try Data(contentsOf: URL(fileURLWithPath: folder + "/again.jsonl"))
+        let shipped = try Data(contentsOf: URL(fileURLWithPath: packageRoot + "/traces/lobby-lookaround.jsonl"))
+        #expect(again == shipped)
+    }
+
+    @Test func devicesListsTheBackendsAndWhatTheyCanOpen() throws {
+        let run = try hal("devices")
+        #expect(run.status == 0)
+        #expect(run.output.contains("trace:   replay a trace channel"))
+        #expect(run.output.contains("trace:traces/lobby-lookaround.jsonl#gyro"))
+        #expect(run.output.contains("sim:traces/lobby-lookaround.motion.json#touch"))
+    }
+
+    @Test func recordWritesEachDeviceToItsChannel() throws {
+        let folder = try scratchFolder()
+        let run = try hal("record", "--out", folder + "/rec.jsonl", "sim:traces/lobby-lookaround.motion.json#gyro", "trace:traces/lobby-lookaround.jsonl#touch")
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.contains("gyro 2091  touch 29"))
+        #expect(run.errors.contains("wrote 2120 records to \(folder)/rec.jsonl"))
+        let info = try hal("info", folder + "/rec.jsonl")
+        #expect(info.output.contains("source sim:traces/lobby-lookaround.motion.json#gyro"))
+        let replayed = try hal("replay", "--channels", "touch", folder + "/rec.jsonl")
+        let original = try hal("replay", "--channels", "touch")
+        #expect(replayed.output == original.output)
+    }
+
+    @Test func recordStopsAfterItsDuration() throws {
+        let folder = try scratchFolder()
+        let run = try hal("record", "--quiet", "--duration", "0.3", "--out", folder + "/timed.jsonl", "trace:traces/lobby-lookaround.jsonl?realtime&loop=0#gyro")
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.contains("(stopped)"))
+        let info = try hal("info", folder + "/timed.jsonl")
+        #expect(info.status == 0)
+        #expect(!info.output.contains("warning"))
+    }
+
+    /// A recording killed with SIGKILL is readable up to its last whole record.
+    @Test func aKilledRecordingIsReadableUpToItsLastRecord() throws {
+        let folder = try scratchFolder()
+        let path = folder + "/killed.jsonl"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: halPath)
+        process.arguments = ["record", "--quiet", "--out", path, "trace:traces/lobby-lookaround.jsonl?rate=20&loop=0#gyro"]
+        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var lines = 0
+        for _ in 0..<400 where lines < 50 {
+            Thread.sleep(forTimeInterval: 0.02)
+            lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(lines >= 50)
+        let run = try hal("info", path)
+        #expect(run.status == 0, "\(run.errors)")
+        let count = run.output.split(separator: "\n").first { $0.hasPrefix("records:") }.map { Int($0.split(separator: " ").last!)! } ?? 0
+        #expect(count >= 49)
+    }
+}

@@ -1,0 +1,55 @@
+import HAL
+import Testing
+
+@Suite struct ValueTypeTests {
+    @Test func timestampsAreInstantsOnNanoseconds() {
+        let start = Timestamp(nanoseconds: 1_500_000_000)
+        let later = start.advanced(by: .milliseconds(250))
+        #expect(later.nanoseconds == 1_750_000_000)
+        #expect(start.duration(to: later) == .milliseconds(250))
+        #expect(later.description == "1.750000000")
+        #expect(Timestamp(nanoseconds: -5).description == "-0.000000005")
+    }
+
+    @Test func wholeNanosecondsRoundsDown() {
+        #expect(Duration.nanoseconds(-3).wholeNanoseconds == -3)
+        #expect(Duration.seconds(2).wholeNanoseconds == 2_000_000_000)
+        #expect((Duration.nanoseconds(7) / 2).wholeNanoseconds == 3)
+    }
+
+    @Test func expressionScoresPickTheDominantExpression() throws {
+        let scores = try #require(ExpressionScores([0.01, 0.0, 0.02, 0.9, 0.03, 0.04, 0.0]))
+        #expect(scores.dominant == .happy)
+        #expect(scores[.sad] == 0.03)
+        #expect(ExpressionScores([0.5]) == nil)
+        let peak = ExpressionScores(peak: .surprise, score: 0.7)
+        #expect(peak.dominant == .surprise)
+        #expect(abs(peak.values.reduce(0, +) - 1) < 1e-12)
+        #expect(ExpressionReading.noFace(at: .zero).dominant == nil)
+    }
+
+    @Test func readingTimestampCanBeMoved() {
+        var reading = Reading.key(KeyEvent(timestamp: Timestamp(nanoseconds: 5), code: 28, state: .press))
+        reading.timestamp = Timestamp(nanoseconds: 99)
+        #expect(reading.timestamp.nanoseconds == 99)
+        #expect(KeyEvent(reading)?.code == 28)
+        #expect(MotionSample(reading) == nil)
+    }
+
+    @Test func unitsAreStatedPerKind() {
+        #expect(DeviceKind.gyroscope.units == "rad/s")
+        #expect(DeviceKind.accelerometer.units == "m/s^2")
+        #expect(DeviceKind.magnetometer.units == "uT")
+        #expect(DeviceKind.app.units == nil)
+        #expect(DeviceKind.gyroscope.motionQuantity == .angularVelocity)
+        #expect(DeviceKind.speaker.isOutput)
+    }
+
+    @Test func monotonicClockMovesForward() {
+        let clock = MonotonicClock()
+        let first = clock.now
+        let second = clock.now
+        #expect(second >= first)
+        #expect(first.nanoseconds > 0)
+    }
+}

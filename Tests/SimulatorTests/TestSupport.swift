@@ -1,0 +1,40 @@
+import Foundation
+import HAL
+import Simulator
+
+/// The package's root folder, found from this file's path.
+let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+    }
+    fatalError("Package.swift not found above \(#filePath)")
+}()
+
+/// The shipped look-around trace.
+let shippedTracePath = packageRoot + "/traces/lobby-lookaround.jsonl"
+
+/// A fresh empty folder for one test.
+func makeScratchFolder() throws -> String {
+    let path = NSTemporaryDirectory() + "hal-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Decodes a trace given as text, one line per array element.
+func decode(_ lines: [String], file: String = "test.jsonl") throws(TraceError) -> Trace {
+    try Trace.decode(lines.isEmpty ? [] : Array((lines.joined(separator: "\n") + "\n").utf8), file: file)
+}
+
+/// A header line with one channel of each kind, ids named after the kinds.
+let everyKindHeader = TraceHeader(channels: DeviceKind.allCases.map {
+    TraceChannel(id: $0.rawValue, kind: $0, source: "test:\($0.rawValue)", rate: $0.units == nil ? nil : 50)
+})
+
+/// The header line text of `everyKindHeader`.
+func everyKindHeaderLine() throws -> String {
+    String(decoding: try TraceEncoder(header: everyKindHeader).encodeHeader().dropLast(), as: UTF8.self)
+}
+
+func ts(_ nanoseconds: Int64) -> Timestamp { Timestamp(nanoseconds: nanoseconds) }
