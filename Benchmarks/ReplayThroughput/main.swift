@@ -1,1 +1,96 @@
-print("x")
+// Replay throughput: how many gyroscope samples a second go from a JSONL trace file,
+// through the reader, into a consumer. `Benchmarks/run` builds this in release mode
+// and runs it beside Python's json module on the same file.
+//
+//   ReplayThroughput generate PATH [COUNT]   writes COUNT gyroscope samples (default 1,000,000)
+//   ReplayThroughput read PATH [REPEATS]     streams the file through TraceReader.next()
+//   ReplayThroughput replay PATH [REPEATS]   loads the file, then times TraceReplay.forEach alone
+
+import HAL
+import Simulator
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Seconds on the monotonic clock.
+func now() -> Double { MonotonicClock.now.seconds }
+
+func fail(_ message: String) -> Never {
+    print("ReplayThroughput: \(message)")
+    exit(2)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fail("usage: ReplayThroughput generate|read|replay PATH [COUNT|REPEATS]") }
+let path = arguments[2]
+let number = arguments.count > 3 ? Int(arguments[3]) : nil
+
+switch arguments[1] {
+case "generate":
+    let count = number ?? 1_000_000
+    let header = TraceHeader(channels: [TraceChannel(id: "gyro", kind: .gyroscope, source: "bench:gyro", rate: 1000)])
+    do {
+        let writer = try TraceWriter(path: path, header: header, durability: .buffered)
+        // A smooth wobble with full-precision doubles, like a simulated or scaled IIO gyroscope.
+        for index in 0..<count {
+            let t = Double(index) / 1000
+            let value = Vector3(x: 0.3 * sin(t * 1.7), y: -0.52 * cos(t * 0.9), z: 0.05 * sin(t * 3.1) + 0.001)
+            try writer.write(.motion(MotionSample(timestamp: Timestamp(nanoseconds: Int64(index) * 1_000_000), quantity: .angularVelocity, value: value)), channel: "gyro")
+        }
+        try writer.close()
+    } catch {
+        fail("\(error)")
+    }
+    print("generated \(count) samples in \(path)")
+
+case "read":
+    let repeats = number ?? 3
+    var rates: [Double] = []
+    for _ in 0..<repeats {
+        let start = now()
+        var count = 0
+        var sum = 0.0
+        do {
+            let reader = try TraceReader(path: path)
+            while let record = try reader.next() {
+                if case .motion(let sample) = record.reading {
+                    sum += sample.value.x + sample.value.y + sample.value.z
+                    count += 1
+                }
+            }
+        } catch {
+            fail("\(error)")
+        }
+        let seconds = now() - start
+        rates.append(Double(count) / seconds)
+        print("read \(count) samples in \(seconds) s: \(Int(Double(count) / seconds)) samples/s (checksum \(sum))")
+    }
+    print("RESULT swift-trace-reader best \(Int(rates.max()!)) samples/s")
+
+case "replay":
+    let repeats = number ?? 3
+    let trace: Trace
+    do { trace = try Trace.load(path: path) } catch { fail("\(error)") }
+    let replay: TraceReplay
+    do { replay = try TraceReplay(trace: trace) } catch { fail("\(error)") }
+    var rates: [Double] = []
+    for _ in 0..<repeats {
+        let start = now()
+        var count = 0
+        var sum = 0.0
+        replay.forEach { record in
+            if case .motion(let sample) = record.reading {
+                sum += sample.value.x
+                count += 1
+            }
+        }
+        let seconds = now() - start
+        rates.append(Double(count) / seconds)
+        print("replayed \(count) samples in \(seconds) s (checksum \(sum))")
+    }
+    print("RESULT swift-replay-engine best \(Int(rates.max()!)) samples/s")
+
+default:
+    fail("unknown mode \(arguments[1])")
+}

@@ -37,6 +37,21 @@ import Testing
         #expect(mismatches.isEmpty, "first mismatches: \(mismatches.prefix(3))")
     }
 
+    /// Doubles between 2⁻⁶⁰ and 2⁶⁰, where most shortest forms have 16 or 17 digits and a small
+    /// power of ten: the double-double path, with `strtod` only near a midpoint.
+    @Test func theDoubleDoublePathRoundsLikeStrtod() throws {
+        var generator = SplitMix64(seed: 7)
+        var values: [Double] = []
+        for _ in 0..<150_000 {
+            let bits = generator.next()
+            let exponent = UInt64(1023 - 60 + Int(bits >> 57) % 121)
+            values.append(Double(bitPattern: (bits & 0x800F_FFFF_FFFF_FFFF) | exponent << 52))
+        }
+        let read = try roundTrip(values)
+        let mismatches = zip(values, read).filter { $0.bitPattern != $1.bitPattern }
+        #expect(mismatches.isEmpty, "first mismatches: \(mismatches.prefix(3))")
+    }
+
     @Test func edgeValuesRoundTrip() throws {
         let values: [Double] = [
             0, -0.0, 1, -1, 0.1, 0.3, 1e22, 1e23, 9007199254740993, 2.2250738585072014e-308, 5e-324,

@@ -50,9 +50,9 @@ struct JSONScanner {
         return position < bytes.count ? bytes[position] : nil
     }
 
-    mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
+    mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(JSONSyntaxError) {
         guard peek() == byte else {
-            throw isAtEnd ? error("unexpected end of line, expected \(what)") : error("expected \(what)")
+            throw isAtEnd ? error("unexpected end of line, expected \(what())") : error("expected \(what())")
         }
         position += 1
     }
@@ -171,7 +171,7 @@ struct JSONScanner {
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try numberToken()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
         default: throw error("expected a value")
         }
     }
@@ -185,6 +185,15 @@ struct JSONScanner {
     }
 
     // MARK: Literals
+
+    /// Moves past `text` if the bytes at the position are exactly `text`.
+    @inline(__always)
+    mutating func skipLiteral(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard position + count <= bytes.count, memcmp(bytes.baseAddress! + position, text.utf8Start, count) == 0 else { return false }
+        position += count
+        return true
+    }
 
     /// Reads `null` if it is next.
     mutating func readNull() -> Bool {
@@ -366,6 +375,30 @@ struct JSONScanner {
         return token
     }
 
+    /// Checks a number's grammar without converting it: the cheap half of validating a line.
+    private mutating func skipNumber() throws(JSONSyntaxError) {
+        let start = position
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected a number", at: start) }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+            if position < bytes.count, isDigit(bytes[position]) { throw error("leading zero in a number", at: start) }
+        } else {
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected digits after '.'", at: position) }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected digits in an exponent", at: position) }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+    }
+
     @inline(__always)
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
@@ -394,18 +427,49 @@ struct JSONScanner {
     /// Reads a number as the nearest `Double`, exactly as `strtod` rounds it.
     mutating func readDouble() throws(JSONSyntaxError) -> Double {
         let token = try numberToken()
-        // Clinger's fast path: both the digits and the power of ten are exact doubles,
-        // so one IEEE multiply or divide rounds correctly.
-        if token.digitCount <= 19, token.mantissa <= 1 << 53, abs(token.exponent) <= 22 {
-            var value = Double(token.mantissa)
-            value = token.exponent < 0
-                ? value / Self.exactPowersOfTen[-token.exponent]
-                : value * Self.exactPowersOfTen[token.exponent]
-            return token.negative ? -value : value
-        }
+        if let value = Self.fastDouble(token) { return value }
         let value = slowDouble(token.range)
         guard value.isFinite else { throw error("number out of range", at: token.range.lowerBound) }
         return value
+    }
+
+    /// Converts the common cases without `strtod`, or returns `nil` to let `strtod` decide.
+    ///
+    /// - Clinger's fast path: when the digits and the power of ten are both exact
+    ///   doubles, one IEEE multiply or divide rounds correctly.
+    /// - Otherwise, for up to 18 digits and powers of ten up to 10²², the product or
+    ///   quotient is formed in double-double arithmetic (error below 2⁻¹⁰⁰ relative)
+    ///   and rounded once. That rounding is the correct one unless the exact value lies
+    ///   within 2⁻³⁰ ulp of a midpoint between two doubles; then `strtod` decides.
+    @inline(__always)
+    static func fastDouble(_ token: NumberToken) -> Double? {
+        guard token.digitCount <= 19, abs(token.exponent) <= 22 else { return nil }
+        let power = exactPowersOfTen[abs(token.exponent)]
+        if token.mantissa <= 1 << 53 {
+            let value = Double(token.mantissa)
+            let result = token.exponent < 0 ? value / power : value * power
+            return token.negative ? -result : result
+        }
+        guard token.mantissa < 1 << 62 else { return nil }
+        let high = Double(token.mantissa)
+        let low = Double(Int64(token.mantissa) - Int64(high))
+        let first: Double
+        let second: Double
+        if token.exponent < 0 {
+            first = high / power
+            // `high - first × power`, fused, is the exact remainder of the first division.
+            second = (high.addingProduct(-first, power) + low) / power
+        } else {
+            first = high * power
+            // `high × power - first`, fused, is the exact error of the first product.
+            second = (-first).addingProduct(high, power) + low * power
+        }
+        let sum = first + second
+        let error = (first - sum) + second
+        // The midpoints around `sum` are half an ulp away, or a quarter below a power of two.
+        let margin = sum.ulp * 0x1p-30
+        guard abs(abs(error) - sum.ulp / 2) > margin, abs(abs(error) - sum.ulp / 4) > margin else { return nil }
+        return token.negative ? -sum : sum
     }
 
     private func slowDouble(_ range: Range<Int>) -> Double {

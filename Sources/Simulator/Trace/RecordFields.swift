@@ -75,19 +75,20 @@ struct RecordFields {
     mutating func optional<T>(
         _ name: StaticString, _ read: (inout JSONScanner) throws(JSONSyntaxError) -> T
     ) throws(TraceError) -> T? {
-        try decode(value(name), "\(name)", read)
+        try decode(value(name), { "\(name)" }, read)
     }
 
     /// Decodes a member, named at run time, that may be absent or `null`.
     mutating func optional<T>(
         named name: String, _ read: (inout JSONScanner) throws(JSONSyntaxError) -> T
     ) throws(TraceError) -> T? {
-        try decode(value(named: name), name, read)
+        try decode(value(named: name), { name }, read)
     }
 
+    /// Runs `read` on a member's value; `name` is only formatted for an error.
     @inline(__always)
     private func decode<T>(
-        _ scanner: JSONScanner?, _ name: String, _ read: (inout JSONScanner) throws(JSONSyntaxError) -> T
+        _ scanner: JSONScanner?, _ name: () -> String, _ read: (inout JSONScanner) throws(JSONSyntaxError) -> T
     ) throws(TraceError) -> T? {
         guard var scanner else { return nil }
         do {
@@ -95,7 +96,7 @@ struct RecordFields {
             try scanner.expectEnd()
             return result
         } catch {
-            throw self.error(.invalidValue, name, error.message)
+            throw self.error(.invalidValue, name(), error.message)
         }
     }
 
