@@ -66,7 +66,7 @@ case "read":
         rates.append(Double(count) / seconds)
         print("read \(count) samples in \(seconds) s: \(Int(Double(count) / seconds)) samples/s (checksum \(sum))")
     }
-    print("RESULT swift-trace-reader best \(Int(rates.max()!)) samples/s")
+    print("RESULT swift-trace-reader best \(Int(rates.max()!)) samples/s (\(path))")
 
 case "replay":
     let repeats = number ?? 3

@@ -5,13 +5,15 @@
 /// the backend gives the body, query and fragment their meaning.
 public struct DeviceURI: Sendable, Hashable, CustomStringConvertible {
     /// The backend's name, lowercased, such as `trace` or `iio`.
-    public var scheme: String
+    public let scheme: String
     /// Everything between the scheme's colon and the query or fragment.
-    public var body: String
-    /// The query's `key=value` pairs, in order.
-    public var query: [(key: String, value: String)]
+    public let body: String
+    /// The query's `key=value` pairs, in order; a bare `key` has an empty value.
+    public let query: [(key: String, value: String)]
     /// The part after `#`, such as a trace channel's id.
-    public var fragment: String?
+    public let fragment: String?
+    /// The URI as it was written.
+    public let description: String
 
     /// Parses a URI. Throws ``DeviceError`` with code ``DeviceError/Code/invalidURI``
     /// when there is no scheme or the body is empty.
@@ -42,6 +44,7 @@ public struct DeviceURI: Sendable, Hashable, CustomStringConvertible {
         guard !rest.isEmpty else {
             throw DeviceError(.invalidURI, uri: text, "the URI names no device after '\(scheme):'")
         }
+        self.description = text
         self.scheme = scheme.lowercased()
         self.body = String(rest)
         self.query = query
@@ -60,15 +63,7 @@ public struct DeviceURI: Sendable, Hashable, CustomStringConvertible {
         return String(afterSlashes.prefix { $0 != "/" })
     }
 
-    /// The URI as text.
-    public var description: String {
-        var text = "\(scheme):\(body)"
-        if !query.isEmpty { text += "?" + query.map { "\($0.key)=\($0.value)" }.joined(separator: "&") }
-        if let fragment { text += "#\(fragment)" }
-        return text
-    }
-
-    /// Compares scheme, body, query and fragment.
+    /// Compares the URIs as written.
     public static func == (lhs: DeviceURI, rhs: DeviceURI) -> Bool {
         lhs.description == rhs.description
     }

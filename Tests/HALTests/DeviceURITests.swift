@@ -40,3 +40,12 @@ import Testing
         }
     }
 }
+
+extension DeviceURITests {
+    @Test func keepsTheTextAsWritten() throws {
+        let uri = try DeviceURI("trace:walk.jsonl?realtime&loop=0#gyro")
+        #expect(uri.description == "trace:walk.jsonl?realtime&loop=0#gyro")
+        #expect(uri.queryValue("realtime") == "")
+        #expect(uri.queryValue("loop") == "0")
+    }
+}
