@@ -38,6 +38,20 @@ struct JSONOutput {
         if value { raw("true") } else { raw("false") }
     }
 
+    /// Writes an object with its members sorted by key, each value written by `value(out, key, value)`.
+    mutating func sortedObject<Value>(
+        _ members: [String: Value], _ value: (inout JSONOutput, String, Value) throws(TraceError) -> Void
+    ) throws(TraceError) {
+        byte(UInt8(ascii: "{"))
+        for (index, key) in members.keys.sorted().enumerated() {
+            if index > 0 { byte(UInt8(ascii: ",")) }
+            string(key)
+            byte(UInt8(ascii: ":"))
+            try value(&self, key, members[key]!)
+        }
+        byte(UInt8(ascii: "}"))
+    }
+
     mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {

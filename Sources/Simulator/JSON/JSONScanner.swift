@@ -6,6 +6,15 @@ import Musl
 import Darwin
 #endif
 
+/// What ``JSONScanner`` tells about a number as it walks it.
+protocol NumberSink {
+    var range: Range<Int> { get set }
+    var negative: Bool { get set }
+    var exponent: Int { get set }
+    var isInteger: Bool { get set }
+    mutating func digit(_ byte: UInt8, fractional: Bool)
+}
+
 /// A strict RFC 8259 scanner over the bytes of one JSON text, such as one trace line.
 ///
 /// It reads values in place, without building a tree, so a trace record costs no
@@ -76,6 +85,11 @@ struct JSONScanner {
     /// Reads an object, validating every value, and lists its members.
     mutating func objectFields(into fields: inout [Field], depth: Int = 0) throws(JSONSyntaxError) {
         fields.removeAll(keepingCapacity: true)
+        try scanObject(depth: depth) { fields.append($0) }
+    }
+
+    /// Reads an object, validating every value, and hands each member to `member`.
+    private mutating func scanObject(depth: Int, _ member: (Field) -> Void) throws(JSONSyntaxError) {
         try expect(UInt8(ascii: "{"), "'{' to start an object")
         if peek() == UInt8(ascii: "}") {
             position += 1
@@ -90,7 +104,7 @@ struct JSONScanner {
             skipWhitespace()
             let valueStart = position
             try skipValue(depth: depth + 1)
-            fields.append(Field(key: key, keyHasEscapes: hasEscapes, value: valueStart..<position))
+            member(Field(key: key, keyHasEscapes: hasEscapes, value: valueStart..<position))
             switch peek() {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "}"):
@@ -141,21 +155,7 @@ struct JSONScanner {
         guard let next = peek() else { throw error("unexpected end of line, expected a value") }
         switch next {
         case UInt8(ascii: "\""): _ = try stringBytes()
-        case UInt8(ascii: "{"):
-            position += 1
-            if peek() == UInt8(ascii: "}") { position += 1; return }
-            while true {
-                guard peek() == UInt8(ascii: "\"") else { throw error("expected a quoted field name") }
-                _ = try stringBytes()
-                try expect(UInt8(ascii: ":"), "':' after a field name")
-                try skipValue(depth: depth + 1)
-                switch peek() {
-                case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return
-                case nil: throw error("unexpected end of line inside an object")
-                default: throw error("expected ',' or '}' in an object")
-                }
-            }
+        case UInt8(ascii: "{"): try scanObject(depth: depth) { _ in }
         case UInt8(ascii: "["):
             position += 1
             if peek() == UInt8(ascii: "]") { position += 1; return }
@@ -314,7 +314,7 @@ struct JSONScanner {
     // MARK: Numbers
 
     /// A number's digits as the scanner saw them.
-    struct NumberToken {
+    struct NumberToken: NumberSink {
         var range: Range<Int>
         var negative: Bool
         /// The first 19 significant digits.
@@ -325,15 +325,55 @@ struct JSONScanner {
         var exponent: Int
         /// Whether the text had a fraction or an exponent.
         var isInteger: Bool
+
+        /// Keeps the first 19 significant digits, and counts the power of ten for the rest.
+        @inline(__always)
+        mutating func digit(_ byte: UInt8, fractional: Bool) {
+            let digit = UInt64(byte - UInt8(ascii: "0"))
+            if digitCount == 0 && digit == 0 {
+                if fractional { exponent -= 1 }
+                return
+            }
+            if digitCount < 19 {
+                mantissa = mantissa * 10 + digit
+                if fractional { exponent -= 1 }
+            } else if !fractional {
+                exponent += 1
+            }
+            digitCount += 1
+        }
     }
 
-    /// Reads a number, checking the JSON grammar.
+    /// A number sink that keeps nothing, for validating a number in passing.
+    struct IgnoredDigits: NumberSink {
+        var range = 0..<0
+        var negative = false
+        var exponent = 0
+        var isInteger = true
+        @inline(__always) mutating func digit(_ byte: UInt8, fractional: Bool) {}
+    }
+
+    /// Reads a number, checking the JSON grammar, and collects its digits.
     mutating func numberToken() throws(JSONSyntaxError) -> NumberToken {
         skipWhitespace()
+        var token = NumberToken(range: position..<position, negative: false, mantissa: 0, digitCount: 0, exponent: 0, isInteger: true)
+        try scanNumber(into: &token)
+        return token
+    }
+
+    /// Checks a number's grammar and moves past it, without converting it.
+    private mutating func skipNumber() throws(JSONSyntaxError) {
+        var ignored = IgnoredDigits()
+        try scanNumber(into: &ignored)
+    }
+
+    /// The JSON number grammar, in one place. It walks one number and tells `sink` what it
+    /// sees; specialised for ``IgnoredDigits`` it only validates.
+    @inline(__always)
+    private mutating func scanNumber<Sink: NumberSink>(into sink: inout Sink) throws(JSONSyntaxError) {
         let start = position
-        var token = NumberToken(range: start..<start, negative: false, mantissa: 0, digitCount: 0, exponent: 0, isInteger: true)
         if position < bytes.count, bytes[position] == UInt8(ascii: "-") {
-            token.negative = true
+            sink.negative = true
             position += 1
         }
         guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected a number", at: start) }
@@ -342,21 +382,21 @@ struct JSONScanner {
             if position < bytes.count, isDigit(bytes[position]) { throw error("leading zero in a number", at: start) }
         } else {
             while position < bytes.count, isDigit(bytes[position]) {
-                accumulate(&token, bytes[position], fractional: false)
+                sink.digit(bytes[position], fractional: false)
                 position += 1
             }
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-            token.isInteger = false
+            sink.isInteger = false
             position += 1
             guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected digits after '.'", at: position) }
             while position < bytes.count, isDigit(bytes[position]) {
-                accumulate(&token, bytes[position], fractional: true)
+                sink.digit(bytes[position], fractional: true)
                 position += 1
             }
         }
         if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
-            token.isInteger = false
+            sink.isInteger = false
             position += 1
             var exponentSign = 1
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
@@ -369,54 +409,13 @@ struct JSONScanner {
                 exponent = min(exponent * 10 + Int(bytes[position] - UInt8(ascii: "0")), 100_000)
                 position += 1
             }
-            token.exponent += exponentSign * exponent
+            sink.exponent += exponentSign * exponent
         }
-        token.range = start..<position
-        return token
-    }
-
-    /// Checks a number's grammar without converting it: the cheap half of validating a line.
-    private mutating func skipNumber() throws(JSONSyntaxError) {
-        let start = position
-        if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected a number", at: start) }
-        if bytes[position] == UInt8(ascii: "0") {
-            position += 1
-            if position < bytes.count, isDigit(bytes[position]) { throw error("leading zero in a number", at: start) }
-        } else {
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-        }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-            position += 1
-            guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected digits after '.'", at: position) }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-        }
-        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
-            position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-            guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected digits in an exponent", at: position) }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-        }
+        sink.range = start..<position
     }
 
     @inline(__always)
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
-
-    @inline(__always)
-    private func accumulate(_ token: inout NumberToken, _ byte: UInt8, fractional: Bool) {
-        let digit = UInt64(byte - UInt8(ascii: "0"))
-        if token.digitCount == 0 && digit == 0 {
-            if fractional { token.exponent -= 1 }
-            return
-        }
-        if token.digitCount < 19 {
-            token.mantissa = token.mantissa * 10 + digit
-            if fractional { token.exponent -= 1 }
-        } else if !fractional {
-            token.exponent += 1
-        }
-        token.digitCount += 1
-    }
 
     private static let exactPowersOfTen: [Double] = (0...22).map { power in
         var value = 1.0

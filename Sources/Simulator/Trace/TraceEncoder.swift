@@ -64,14 +64,7 @@ public struct TraceEncoder: Sendable {
         out.byte(UInt8(ascii: "]"))
         if !header.metadata.isEmpty {
             out.key("meta")
-            out.byte(UInt8(ascii: "{"))
-            for (index, key) in header.metadata.keys.sorted().enumerated() {
-                if index > 0 { out.byte(UInt8(ascii: ",")) }
-                out.string(key)
-                out.byte(UInt8(ascii: ":"))
-                out.string(header.metadata[key]!)
-            }
-            out.byte(UInt8(ascii: "}"))
+            try out.sortedObject(header.metadata) { (out, _, text) throws(TraceError) in out.string(text) }
         }
         out.raw("}\n")
         return out.bytes
@@ -242,19 +235,14 @@ public struct TraceEncoder: Sendable {
         out.string(event.name)
         guard !event.attributes.isEmpty else { return }
         out.key("data")
-        out.byte(UInt8(ascii: "{"))
-        for (index, key) in event.attributes.keys.sorted().enumerated() {
-            if index > 0 { out.byte(UInt8(ascii: ",")) }
-            out.string(key)
-            out.byte(UInt8(ascii: ":"))
-            switch event.attributes[key]! {
-            case .string(let value): out.string(value)
-            case .int(let value): out.int(value)
-            case .double(let value): try number(&out, value, field: "data.\(key)")
-            case .bool(let value): out.bool(value)
+        try out.sortedObject(event.attributes) { (out, key, value) throws(TraceError) in
+            switch value {
+            case .string(let text): out.string(text)
+            case .int(let number): out.int(number)
+            case .double(let number): try self.number(&out, number, field: "data.\(key)")
+            case .bool(let flag): out.bool(flag)
             }
         }
-        out.byte(UInt8(ascii: "}"))
     }
 
     private func number(_ out: inout JSONOutput, _ value: Double, field: String) throws(TraceError) {
