@@ -38,6 +38,20 @@ public enum DeviceKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// The motion quantity measured by this kind, for the three motion kinds.
     public var motionQuantity: MotionQuantity? { MotionQuantity(rawValue: rawValue) }
 
+    /// The value type a device of this kind delivers.
+    public var readingType: any ReadingConvertible.Type {
+        switch self {
+        case .gyroscope, .accelerometer, .magnetometer: MotionSample.self
+        case .pointer: PointerEvent.self
+        case .keys: KeyEvent.self
+        case .location: LocationFix.self
+        case .camera: Frame.self
+        case .expression: ExpressionReading.self
+        case .speaker: PlaybackEvent.self
+        case .app: AppEvent.self
+        }
+    }
+
     /// Whether the kind records outputs (what was played, what the app did) rather than inputs.
     public var isOutput: Bool { self == .speaker || self == .app }
 }

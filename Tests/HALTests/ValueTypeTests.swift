@@ -53,3 +53,12 @@ import Testing
         #expect(first.nanoseconds > 0)
     }
 }
+
+extension ValueTypeTests {
+    @Test func eachKindNamesItsReadingType() {
+        #expect(DeviceKind.magnetometer.readingType is MotionSample.Type)
+        #expect(DeviceKind.camera.readingType is Frame.Type)
+        #expect(DeviceKind.app.readingType is AppEvent.Type)
+        #expect(!(DeviceKind.pointer.readingType is KeyEvent.Type))
+    }
+}

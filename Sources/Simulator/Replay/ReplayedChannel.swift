@@ -42,16 +42,7 @@ public struct ReplayedChannel<Element: ReadingConvertible>: ReadingSource {
 
     /// Whether a channel of `kind` holds readings of this device's type.
     public static func carries(_ kind: DeviceKind) -> Bool {
-        switch kind {
-        case .gyroscope, .accelerometer, .magnetometer: Element.self == MotionSample.self
-        case .pointer: Element.self == PointerEvent.self
-        case .keys: Element.self == KeyEvent.self
-        case .location: Element.self == LocationFix.self
-        case .camera: Element.self == Frame.self
-        case .expression: Element.self == ExpressionReading.self
-        case .speaker: Element.self == PlaybackEvent.self
-        case .app: Element.self == AppEvent.self
-        }
+        ObjectIdentifier(kind.readingType) == ObjectIdentifier(Element.self)
     }
 
     /// Replays the channel.
@@ -113,14 +104,5 @@ public func openReplayedChannel(
     func make<E: ReadingConvertible>(_: E.Type) throws(DeviceError) -> any ReadingSource {
         try ReplayedChannel<E>(trace: trace, channel: id, options: options, uri: uri, pacingClock: pacingClock)
     }
-    switch trace.header.channels[index].kind {
-    case .gyroscope, .accelerometer, .magnetometer: return try make(MotionSample.self)
-    case .pointer: return try make(PointerEvent.self)
-    case .keys: return try make(KeyEvent.self)
-    case .location: return try make(LocationFix.self)
-    case .camera: return try make(Frame.self)
-    case .expression: return try make(ExpressionReading.self)
-    case .speaker: return try make(PlaybackEvent.self)
-    case .app: return try make(AppEvent.self)
-    }
+    return try make(trace.header.channels[index].kind.readingType)
 }
