@@ -6,6 +6,8 @@ public enum DeviceKind: String, Sendable, Hashable, Codable, CaseIterable {
     case accelerometer
     /// Magnetic field in µT.
     case magnetometer
+    /// Orientation as a quaternion in a stated earth frame: a fused estimate or ground truth.
+    case attitude
     /// Touchscreen, touchpad, mouse or scripted gestures.
     case pointer
     /// Keys and buttons.
@@ -31,7 +33,7 @@ public enum DeviceKind: String, Sendable, Hashable, Codable, CaseIterable {
         case .magnetometer: "uT"
         case .location: "deg,m,m/s"
         case .pointer: "normalized"
-        case .keys, .camera, .expression, .speaker, .app: nil
+        case .attitude, .keys, .camera, .expression, .speaker, .app: nil
         }
     }
 
@@ -42,6 +44,7 @@ public enum DeviceKind: String, Sendable, Hashable, Codable, CaseIterable {
     public var readingType: any ReadingConvertible.Type {
         switch self {
         case .gyroscope, .accelerometer, .magnetometer: MotionSample.self
+        case .attitude: AttitudeSample.self
         case .pointer: PointerEvent.self
         case .keys: KeyEvent.self
         case .location: LocationFix.self

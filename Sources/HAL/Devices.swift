@@ -63,6 +63,9 @@ extension ReadingBuffering {
 /// A gyroscope, accelerometer or magnetometer.
 public protocol MotionSensor: ReadingSource where Element == MotionSample {}
 
+/// A source of attitude: a fusion filter, a device that fuses on board, or ground truth.
+public protocol AttitudeSensor: ReadingSource where Element == AttitudeSample {}
+
 /// A touchscreen, touchpad, mouse or gesture script: swipes and taps.
 public protocol PointerInput: ReadingSource where Element == PointerEvent {}
 

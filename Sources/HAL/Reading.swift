@@ -3,6 +3,8 @@
 public enum Reading: Sendable, Hashable {
     /// A gyroscope, accelerometer or magnetometer sample.
     case motion(MotionSample)
+    /// An attitude estimate or ground truth.
+    case attitude(AttitudeSample)
     /// A pointer or touch event.
     case pointer(PointerEvent)
     /// A key or button event.
@@ -23,6 +25,7 @@ public enum Reading: Sendable, Hashable {
         get {
             switch self {
             case .motion(let value): value.timestamp
+            case .attitude(let value): value.timestamp
             case .pointer(let value): value.timestamp
             case .key(let value): value.timestamp
             case .location(let value): value.timestamp
@@ -35,6 +38,7 @@ public enum Reading: Sendable, Hashable {
         set {
             switch self {
             case .motion(var value): value.timestamp = newValue; self = .motion(value)
+            case .attitude(var value): value.timestamp = newValue; self = .attitude(value)
             case .pointer(var value): value.timestamp = newValue; self = .pointer(value)
             case .key(var value): value.timestamp = newValue; self = .key(value)
             case .location(var value): value.timestamp = newValue; self = .location(value)
@@ -63,6 +67,16 @@ extension MotionSample: ReadingConvertible {
     /// Unwraps a motion reading.
     public init?(_ reading: Reading) {
         guard case .motion(let value) = reading else { return nil }
+        self = value
+    }
+}
+
+extension AttitudeSample: ReadingConvertible {
+    /// The sample as a ``Reading``.
+    public var reading: Reading { .attitude(self) }
+    /// Unwraps an attitude reading.
+    public init?(_ reading: Reading) {
+        guard case .attitude(let value) = reading else { return nil }
         self = value
     }
 }

@@ -18,6 +18,15 @@ public struct Vector3: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The zero vector.
     public static let zero = Vector3(x: 0, y: 0, z: 0)
 
+    /// The component at `index`: 0 for x, 1 for y, 2 for z.
+    public subscript(index: Int) -> Double {
+        switch index {
+        case 0: x
+        case 1: y
+        default: z
+        }
+    }
+
     /// The Euclidean length.
     public var magnitude: Double { (x * x + y * y + z * z).squareRoot() }
 

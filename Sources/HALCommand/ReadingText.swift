@@ -5,6 +5,11 @@ func describe(_ reading: Reading) -> String {
     switch reading {
     case .motion(let sample):
         return "\(sample.value.x) \(sample.value.y) \(sample.value.z)"
+    case .attitude(let sample):
+        let q = sample.quaternion
+        var text = "q=\(q.w) \(q.x) \(q.y) \(q.z) \(sample.frame.rawValue) heading=\(format3(sample.heading())) elevation=\(format3(sample.elevation()))"
+        if let accuracy = sample.headingAccuracy { text += " ±\(format3(accuracy))°" }
+        return text
     case .pointer(let event):
         return "\(event.phase.rawValue) pointer=\(event.pointer) x=\(event.x) y=\(event.y)"
     case .key(let event):

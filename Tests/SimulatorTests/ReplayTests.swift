@@ -43,7 +43,7 @@ import Testing
         let options = ReplayOptions(startOffset: .seconds(20), loops: 3, channels: ["gyro", "touch"])
         let replay = try TraceReplay(trace: Self.shipped, options: options)
         var records: [TraceRecord] = []
-        try replay.forEach { records.append($0) }
+        replay.forEach { records.append($0) }
         let perLoop = Self.shipped.records.filter { [0, 2].contains($0.channel) && $0.timestamp.nanoseconds >= 20_000_000_000 }.count
         #expect(perLoop == 91)
         #expect(records.count == perLoop * 3)
@@ -98,6 +98,7 @@ import Testing
             let device = try openReplayedChannel(trace: trace, channel: channel.id)
             let matches: Bool = switch kind {
             case .gyroscope, .accelerometer, .magnetometer: device is any MotionSensor
+            case .attitude: device is any AttitudeSensor
             case .pointer: device is any PointerInput
             case .keys: device is any KeyInput
             case .location: device is any LocationProvider

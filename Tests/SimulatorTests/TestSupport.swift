@@ -29,7 +29,9 @@ func decode(_ lines: [String], file: String = "test.jsonl") throws(TraceError) -
 
 /// A header line with one channel of each kind, ids named after the kinds.
 let everyKindHeader = TraceHeader(channels: DeviceKind.allCases.map {
-    TraceChannel(id: $0.rawValue, kind: $0, source: "test:\($0.rawValue)", rate: $0.units == nil ? nil : 50)
+    TraceChannel(
+        id: $0.rawValue, kind: $0, source: "test:\($0.rawValue)", rate: $0.units == nil ? nil : 50,
+        frame: $0 == .attitude ? .enu : nil)
 })
 
 /// The header line text of `everyKindHeader`.

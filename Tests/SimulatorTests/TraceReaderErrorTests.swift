@@ -108,6 +108,19 @@ import Testing
             kind: .invalidValue, line: 2, field: "t", message: "appears twice")
     }
 
+    @Test func attitudeChannelsNameTheirFrameAndHoldUnitQuaternions() {
+        let attitudeHeader = #"{"format":"hal-trace","version":1,"channels":[{"id":"truth","kind":"attitude","source":"x","frame":"ENU"}]}"#
+        expectError(
+            [#"{"format":"hal-trace","version":1,"channels":[{"id":"truth","kind":"attitude","source":"x"}]}"#],
+            kind: .missingField, line: 1, field: "channels[0].frame", message: "attitude channels name their earth frame ('ENU', 'NED', 'NWU')")
+        expectError(
+            [#"{"format":"hal-trace","version":1,"channels":[{"id":"g","kind":"gyroscope","source":"x","units":"rad/s","frame":"NED"}]}"#],
+            kind: .unknownField, line: 1, field: "channels[0].frame", message: "only attitude channels have a frame")
+        expectError(
+            [attitudeHeader, #"{"t":1,"ch":"truth","q":[1,0,0,0.5]}"#],
+            kind: .invalidValue, line: 2, field: "q", message: "a unit quaternion has norm 1, not 1.118033988749895")
+    }
+
     @Test func unknownFieldsAreRefused() {
         expectError(
             [Self.header, #"{"t":1,"ch":"gyro","v":[1,2,3],"temp":20}"#],

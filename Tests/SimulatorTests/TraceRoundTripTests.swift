@@ -13,6 +13,8 @@ import Testing
             on(.gyroscope, .motion(MotionSample(timestamp: ts(1_000), quantity: .angularVelocity, value: Vector3(x: 0.1, y: -2.5e-7, z: 3.141592653589793)))),
             on(.accelerometer, .motion(MotionSample(timestamp: ts(1_000), quantity: .acceleration, value: Vector3(x: 0, y: 9.80665, z: -0.0)))),
             on(.magnetometer, .motion(MotionSample(timestamp: ts(2_000), quantity: .magneticField, value: Vector3(x: 22.5, y: 5.25e-300, z: -41.000000000000014)))),
+            on(.attitude, .attitude(AttitudeSample(timestamp: ts(2_100), quaternion: Quaternion(axis: Vector3(x: 1, y: 2, z: 3), angle: 0.7), frame: .enu))),
+            on(.attitude, .attitude(AttitudeSample(timestamp: ts(2_200), quaternion: .identity, frame: .enu, headingAccuracy: 2.5))),
             on(.pointer, .pointer(PointerEvent(timestamp: ts(2_500), pointer: 1, phase: .move, x: 0.25, y: 0.75))),
             on(.keys, .key(KeyEvent(timestamp: ts(3_000), code: 28, state: .repeat))),
             on(.location, .location(LocationFix(
@@ -58,9 +60,10 @@ import Testing
         let lines = String(decoding: try Trace(header: everyKindHeader, records: Self.records).encoded(), as: UTF8.self)
             .split(separator: "\n").map(String.init)
         #expect(lines[1] == #"{"t":1000,"ch":"gyroscope","v":[0.1,-2.5e-07,3.141592653589793]}"#)
-        #expect(lines[6] == #"{"t":4000,"ch":"location","mode":"3d","utc":"2026-11-18T11:06:40.250Z","lat":49.26765,"lon":-123.25293,"alt":78.5,"hacc":3.2,"vacc":5.0,"speed":1.4,"course":359.9,"sats":9}"#)
-        #expect(lines[8] == #"{"t":5000,"ch":"location","mode":"none","utc":"2026-11-18T11:06:41.000000123Z"}"#)
-        #expect(lines[15] == #"{"t":9000,"ch":"app","event":"hotspot.opened","data":{"count":-3,"done":true,"hotspot":"speaker-1","yaw":12.0}}"#)
+        #expect(lines[5] == #"{"t":2200,"ch":"attitude","q":[1.0,0.0,0.0,0.0],"hacc":2.5}"#)
+        #expect(lines[8] == #"{"t":4000,"ch":"location","mode":"3d","utc":"2026-11-18T11:06:40.250Z","lat":49.26765,"lon":-123.25293,"alt":78.5,"hacc":3.2,"vacc":5.0,"speed":1.4,"course":359.9,"sats":9}"#)
+        #expect(lines[10] == #"{"t":5000,"ch":"location","mode":"none","utc":"2026-11-18T11:06:41.000000123Z"}"#)
+        #expect(lines[17] == #"{"t":9000,"ch":"app","event":"hotspot.opened","data":{"count":-3,"done":true,"hotspot":"speaker-1","yaw":12.0}}"#)
     }
 
     @Test func shippedTraceRoundTripsByteForByte() throws {

@@ -83,6 +83,7 @@ public struct ReplayedChannel<Element: ReadingConvertible>: ReadingSource {
 }
 
 extension ReplayedChannel: MotionSensor where Element == MotionSample {}
+extension ReplayedChannel: AttitudeSensor where Element == AttitudeSample {}
 extension ReplayedChannel: PointerInput where Element == PointerEvent {}
 extension ReplayedChannel: KeyInput where Element == KeyEvent {}
 extension ReplayedChannel: LocationProvider where Element == LocationFix {}

@@ -20,11 +20,14 @@ public struct TraceChannel: Sendable, Hashable {
     public var range: Double?
     /// The device's resolution, in the kind's units.
     public var resolution: Double?
+    /// The earth frame of an attitude channel's quaternions; `nil` for other kinds.
+    public var frame: EarthFrame?
 
     /// Creates a channel. `units` defaults to the kind's SI units.
     public init(
         id: String, kind: DeviceKind, source: String, units: String? = nil, rate: Double? = nil,
-        name: String? = nil, backend: String? = nil, range: Double? = nil, resolution: Double? = nil
+        name: String? = nil, backend: String? = nil, range: Double? = nil, resolution: Double? = nil,
+        frame: EarthFrame? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -35,6 +38,7 @@ public struct TraceChannel: Sendable, Hashable {
         self.backend = backend
         self.range = range
         self.resolution = resolution
+        self.frame = frame
     }
 
     /// A channel describing a device, with the device's metadata.

@@ -125,6 +125,10 @@ public struct TraceDecoder {
         channel.backend = try fields.optional("backend", readString)
         channel.range = try fields.optional("range", readNumber)
         channel.resolution = try fields.optional("resolution", readNumber)
+        channel.frame = try fields.enumeration("frame", EarthFrame.self, required: false)
+        guard (kind == .attitude) == (channel.frame != nil) else {
+            throw fields.error(channel.frame == nil ? .missingField : .unknownField, "frame", TraceEncoder.frameMessage(kind))
+        }
         try fields.rejectUnread("channels")
         return channel
     }
@@ -158,6 +162,8 @@ public struct TraceDecoder {
         switch kind {
         case .gyroscope, .accelerometer, .magnetometer:
             reading = .motion(MotionSample(timestamp: timestamp, quantity: kind.motionQuantity!, value: try vector(&fields)))
+        case .attitude:
+            reading = .attitude(try attitude(&fields, timestamp, frame: header.channels[channel].frame!))
         case .pointer:
             reading = .pointer(try pointerEvent(&fields, timestamp))
         case .keys:
@@ -240,6 +246,26 @@ public struct TraceDecoder {
             }
             return vector
         }
+    }
+
+    private func attitude(_ fields: inout RecordFields, _ timestamp: Timestamp, frame: EarthFrame) throws(TraceError) -> AttitudeSample {
+        let q = try fields.required("q", "quaternion [w, x, y, z]") { (s: inout JSONScanner) throws(JSONSyntaxError) -> Quaternion in
+            var q = Quaternion.identity
+            try s.readNumberArray(count: 4) { index, value in
+                switch index {
+                case 0: q.w = value
+                case 1: q.x = value
+                case 2: q.y = value
+                default: q.z = value
+                }
+            }
+            return q
+        }
+        guard abs(q.magnitude - 1) <= 1e-6 else {
+            throw fields.error(.invalidValue, "q", "a unit quaternion has norm 1, not \(q.magnitude)")
+        }
+        let accuracy = try nonNegative(&fields, "hacc")
+        return AttitudeSample(timestamp: timestamp, quaternion: q, frame: frame, headingAccuracy: accuracy)
     }
 
     private func pointerEvent(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> PointerEvent {

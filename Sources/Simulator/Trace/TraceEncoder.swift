@@ -59,6 +59,13 @@ public struct TraceEncoder: Sendable {
             }
             try optionalNumber(&out, "range", channel.range, field: field + ".range")
             try optionalNumber(&out, "resolution", channel.resolution, field: field + ".resolution")
+            guard (channel.kind == .attitude) == (channel.frame != nil) else {
+                throw TraceError(.invalidValue, line: 1, field: field + ".frame", Self.frameMessage(channel.kind))
+            }
+            if let frame = channel.frame {
+                out.key("frame")
+                out.string(frame.rawValue)
+            }
             out.byte(UInt8(ascii: "}"))
         }
         out.byte(UInt8(ascii: "]"))
@@ -68,6 +75,12 @@ public struct TraceEncoder: Sendable {
         }
         out.raw("}\n")
         return out.bytes
+    }
+
+    static func frameMessage(_ kind: DeviceKind) -> String {
+        kind == .attitude
+            ? "attitude channels name their earth frame (\(EarthFrame.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")))"
+            : "only attitude channels have a frame"
     }
 
     static func unitsMessage(_ channel: TraceChannel) -> String {
@@ -106,6 +119,23 @@ public struct TraceEncoder: Sendable {
             out.byte(UInt8(ascii: ","))
             try number(&out, sample.value.z, field: "v[2]")
             out.byte(UInt8(ascii: "]"))
+        case (.attitude, .attitude(let sample)):
+            guard sample.frame == channel.frame else {
+                throw TraceError(
+                    .invalidValue, line: 0, field: "q",
+                    "an \(sample.frame.rawValue) attitude cannot go on channel '\(channel.id)', which is \(channel.frame?.rawValue ?? "?")")
+            }
+            out.key("q")
+            out.byte(UInt8(ascii: "["))
+            try number(&out, sample.quaternion.w, field: "q[0]")
+            out.byte(UInt8(ascii: ","))
+            try number(&out, sample.quaternion.x, field: "q[1]")
+            out.byte(UInt8(ascii: ","))
+            try number(&out, sample.quaternion.y, field: "q[2]")
+            out.byte(UInt8(ascii: ","))
+            try number(&out, sample.quaternion.z, field: "q[3]")
+            out.byte(UInt8(ascii: "]"))
+            try optionalNumber(&out, "hacc", sample.headingAccuracy, field: "hacc")
         case (.pointer, .pointer(let event)):
             out.key("phase")
             out.string(event.phase.rawValue)
@@ -261,6 +291,7 @@ public struct TraceEncoder: Sendable {
     static func readingName(_ reading: Reading) -> String {
         switch reading {
         case .motion(let sample): "\(sample.quantity.rawValue) sample"
+        case .attitude: "attitude sample"
         case .pointer: "pointer event"
         case .key: "key event"
         case .location: "location fix"
