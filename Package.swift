@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "HAL", targets: ["HAL"]),
         .library(name: "Simulator", targets: ["Simulator"]),
+        .library(name: "Motion", targets: ["Motion"]),
         .executable(name: "hal", targets: ["HALCommand"]),
     ],
     dependencies: [
@@ -30,6 +31,9 @@ let package = Package(
 
         // Sources/Sensors (IIO, evdev, GPS) and Sources/Camera (V4L2, expressions) become
         // targets with their backends; see the README in each folder.
+
+        // Orientation fusion and the panorama's motion controls: pure logic on HAL values.
+        .target(name: "Motion", dependencies: ["HAL"], swiftSettings: strictSwift6),
 
         // Trace format, replay on a virtual clock, recorder, scripted simulation.
         .target(
@@ -45,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "HALCommand",
             dependencies: [
-                "HAL", "Simulator",
+                "HAL", "Simulator", "Motion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
@@ -65,6 +69,7 @@ let package = Package(
             dependencies: ["HAL", "Simulator"],
             swiftSettings: strictSwift6
         ),
+        .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator"], swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",
             dependencies: ["HALCommand"],

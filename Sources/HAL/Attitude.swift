@@ -36,16 +36,21 @@ public enum EarthFrame: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// The rotation that takes a vector's coordinates in this frame to its coordinates in `other`.
     public func rotation(to other: EarthFrame) -> Quaternion {
-        // M = Σ target·sourceᵀ over the east, north and up directions.
-        let pairs = [(other.east, east), (other.north, north), (other.up, up)]
-        let matrix = (0..<3).map { row in
-            (0..<3).map { column in pairs.reduce(0) { $0 + $1.0[row] * $1.1[column] } }
-        }
-        return Quaternion(matrix: matrix)
+        Quaternion(rotating: (east, north, up), onto: (other.east, other.north, other.up))
     }
 }
 
 extension Quaternion {
+    /// The rotation that takes three orthonormal directions onto three others, pairwise.
+    public init(rotating from: (Vector3, Vector3, Vector3), onto to: (Vector3, Vector3, Vector3)) {
+        // M = Σ toᵢ · fromᵢᵀ.
+        let pairs = [(to.0, from.0), (to.1, from.1), (to.2, from.2)]
+        let matrix = (0..<3).map { row in
+            (0..<3).map { column in pairs.reduce(0) { $0 + $1.0[row] * $1.1[column] } }
+        }
+        self.init(matrix: matrix)
+    }
+
     /// The rotation whose 3×3 matrix is `m` (rows of columns), by Shepperd's method.
     public init(matrix m: [[Double]]) {
         let trace = m[0][0] + m[1][1] + m[2][2]

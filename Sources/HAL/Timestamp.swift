@@ -51,6 +51,12 @@ extension Timestamp: InstantProtocol {
 }
 
 extension Duration {
+    /// The duration in seconds, as a `Double`.
+    public var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
     /// The duration in whole nanoseconds, rounded towards negative infinity.
     @inlinable
     public var wholeNanoseconds: Int64 {

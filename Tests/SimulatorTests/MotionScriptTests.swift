@@ -42,7 +42,7 @@ import Testing
         let cases: [(String, String)] = [
             (#"{"rate": 100, "steps": [{"hold": 1}, {"turn": {"yaw": 90}}]}"#, "steps[1].turn: give seconds or degreesPerSecond, one of them"),
             (#"{"rate": 100, "steps": [{"tap": {"x": 1.5, "y": 0}}]}"#, "steps[0].tap: x and y are within 0...1"),
-            (#"{"rate": 100, "steps": [{"hold": 1, "tap": {"x": 0, "y": 0}}]}"#, "steps[0]: a step is an object with exactly one of hold, turn, tap, swipe"),
+            (#"{"rate": 100, "steps": [{"hold": 1, "tap": {"x": 0, "y": 0}}]}"#, "steps[0]: a step is an object with exactly one of hold, turn, tap, swipe, sweep"),
             (#"{"steps": []}"#, "top level: missing field 'rate'"),
             (#"{"rate": "fast", "steps": []}"#, "rate: expected Double"),
         ]

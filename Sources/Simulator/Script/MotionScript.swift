@@ -15,16 +15,50 @@ import HAL
 /// ```
 ///
 /// ``generate(source:)`` turns it into a trace of gyroscope, accelerometer and
-/// pointer channels whose motion is physically consistent: the gyroscope is the
-/// exact body rate of the scripted attitude and the accelerometer is gravity seen
-/// in the device frame. The same script always gives the same trace, byte for byte.
+/// pointer channels, plus a magnetometer and the true attitude when asked, whose
+/// motion is physically consistent: the gyroscope is the exact body rate of the
+/// scripted attitude, the accelerometer is gravity and the magnetometer the local
+/// field seen in the device frame. Noise, when given, is seeded. The same script
+/// always gives the same trace, byte for byte.
 public struct MotionScript: Sendable, Hashable, Codable {
     /// A name for the walk-through, copied into the trace's metadata.
     public var title: String?
     /// The motion sample rate in hertz.
     public var rate: Double
+    /// The compass heading the device starts at, degrees clockwise from north.
+    public var heading: Double?
+    /// The earth's field where the walk-through happens; adds a `mag` channel.
+    public var magneticField: MagneticField?
+    /// Whether to add a `truth` channel with the true attitude (ENU).
+    public var groundTruth: Bool?
+    /// Sensor errors; without it the readings are exact.
+    public var noise: Noise?
     /// The steps, played one after another.
     public var steps: [Step]
+
+    /// The local magnetic field.
+    public struct MagneticField: Sendable, Hashable, Codable {
+        /// Total field strength in µT.
+        public var strength: Double
+        /// Inclination in degrees, positive when the field points down (northern hemisphere).
+        public var dip: Double
+        /// Declination in degrees east of true north.
+        public var declination: Double?
+    }
+
+    /// Seeded sensor errors: a named preset and/or a model per sensor.
+    public struct Noise: Sendable, Hashable, Codable {
+        /// The seed; the same seed gives the same errors.
+        public var seed: UInt64
+        /// `phone` or `hobby` (see ``IMUNoisePreset``), for every sensor not given below.
+        public var preset: String?
+        /// The gyroscope's model, rad/s.
+        public var gyroscope: IMUNoiseModel?
+        /// The accelerometer's model, m/s².
+        public var accelerometer: IMUNoiseModel?
+        /// The magnetometer's model, µT.
+        public var magnetometer: IMUNoiseModel?
+    }
 
     /// One step of a script.
     public enum Step: Sendable, Hashable, Codable {
@@ -36,8 +70,10 @@ public struct MotionScript: Sendable, Hashable, Codable {
         case tap(Tap)
         /// Drag a finger across the screen.
         case swipe(Swipe)
+        /// Sway the device sinusoidally about all three axes.
+        case sweep(Sweep)
 
-        private enum CodingKeys: String, CodingKey { case hold, turn, tap, swipe }
+        private enum CodingKeys: String, CodingKey { case hold, turn, tap, swipe, sweep }
 
         /// Decodes a step from an object with exactly one of `hold`, `turn`, `tap`, `swipe`.
         public init(from decoder: any Decoder) throws {
@@ -45,13 +81,14 @@ public struct MotionScript: Sendable, Hashable, Codable {
             guard container.allKeys.count == 1, let key = container.allKeys.first else {
                 throw DecodingError.dataCorrupted(.init(
                     codingPath: decoder.codingPath,
-                    debugDescription: "a step is an object with exactly one of hold, turn, tap, swipe"))
+                    debugDescription: "a step is an object with exactly one of hold, turn, tap, swipe, sweep"))
             }
             switch key {
             case .hold: self = .hold(try container.decode(Double.self, forKey: .hold))
             case .turn: self = .turn(try container.decode(Turn.self, forKey: .turn))
             case .tap: self = .tap(try container.decode(Tap.self, forKey: .tap))
             case .swipe: self = .swipe(try container.decode(Swipe.self, forKey: .swipe))
+            case .sweep: self = .sweep(try container.decode(Sweep.self, forKey: .sweep))
             }
         }
 
@@ -63,6 +100,7 @@ public struct MotionScript: Sendable, Hashable, Codable {
             case .turn(let turn): try container.encode(turn, forKey: .turn)
             case .tap(let tap): try container.encode(tap, forKey: .tap)
             case .swipe(let swipe): try container.encode(swipe, forKey: .swipe)
+            case .sweep(let sweep): try container.encode(sweep, forKey: .sweep)
             }
         }
     }
@@ -73,9 +111,11 @@ public struct MotionScript: Sendable, Hashable, Codable {
         public var yaw: Double?
         /// Degrees to tilt the camera up; negative tilts down.
         public var pitch: Double?
+        /// Degrees to roll the device clockwise in the plane of its screen, as its user sees it.
+        public var roll: Double?
         /// How long the turn takes.
         public var seconds: Double?
-        /// The average rate of the larger of the two angles, instead of `seconds`.
+        /// The average rate of the largest angle, instead of `seconds`.
         public var degreesPerSecond: Double?
     }
 
@@ -99,6 +139,25 @@ public struct MotionScript: Sendable, Hashable, Codable {
         public var seconds: Double?
     }
 
+    /// A sway about all three axes, each angle `amplitude · sin(2π t / period)` around the
+    /// pose the step starts from, which it returns to only where the periods divide `seconds`.
+    public struct Sweep: Sendable, Hashable, Codable {
+        /// How long it lasts.
+        public var seconds: Double
+        /// Yaw amplitude, degrees.
+        public var yaw: Double?
+        /// Pitch amplitude, degrees.
+        public var pitch: Double?
+        /// Roll amplitude, degrees.
+        public var roll: Double?
+        /// Yaw period, seconds.
+        public var yawPeriod: Double?
+        /// Pitch period, seconds.
+        public var pitchPeriod: Double?
+        /// Roll period, seconds.
+        public var rollPeriod: Double?
+    }
+
     /// Reads a script file.
     public static func load(path: String) throws -> MotionScript {
         let data: Data
@@ -116,13 +175,21 @@ public struct MotionScript: Sendable, Hashable, Codable {
     /// Checks the script's numbers.
     public func validate(file: String? = nil) throws {
         guard rate > 0, rate <= 10_000 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 10000 Hz") }
+        if let field = magneticField, !(field.strength > 0 && abs(field.dip) <= 90) {
+            throw ScriptError(file: file, "magneticField: strength must be positive and dip within -90...90")
+        }
+        if let preset = noise?.preset, IMUNoisePreset.named[preset] == nil {
+            throw ScriptError(file: file, "noise.preset: '\(preset)' is not one of \(IMUNoisePreset.named.keys.sorted().joined(separator: ", "))")
+        }
         for (index, step) in steps.enumerated() {
             let place = "steps[\(index)]"
             switch step {
             case .hold(let seconds):
                 guard seconds >= 0, seconds.isFinite else { throw ScriptError(file: file, "\(place).hold: \(seconds) is not a duration") }
             case .turn(let turn):
-                guard turn.yaw != nil || turn.pitch != nil else { throw ScriptError(file: file, "\(place).turn: give yaw, pitch or both") }
+                guard turn.yaw != nil || turn.pitch != nil || turn.roll != nil else {
+                    throw ScriptError(file: file, "\(place).turn: give yaw, pitch or roll")
+                }
                 guard (turn.seconds == nil) != (turn.degreesPerSecond == nil) else {
                     throw ScriptError(file: file, "\(place).turn: give seconds or degreesPerSecond, one of them")
                 }
@@ -135,6 +202,12 @@ public struct MotionScript: Sendable, Hashable, Codable {
                     throw ScriptError(file: file, "\(place).swipe: from and to are [x, y] within 0...1")
                 }
                 guard (swipe.seconds ?? 0.3) > 0 else { throw ScriptError(file: file, "\(place).swipe: seconds must be positive") }
+            case .sweep(let sweep):
+                guard sweep.seconds > 0 else { throw ScriptError(file: file, "\(place).sweep: seconds must be positive") }
+                for (amplitude, period, name) in [(sweep.yaw, sweep.yawPeriod, "yaw"), (sweep.pitch, sweep.pitchPeriod, "pitch"), (sweep.roll, sweep.rollPeriod, "roll")]
+                where amplitude != nil && !((period ?? 0) > 0) {
+                    throw ScriptError(file: file, "\(place).sweep: \(name) needs a positive \(name)Period")
+                }
             }
         }
     }

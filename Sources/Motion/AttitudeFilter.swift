@@ -1,0 +1,242 @@
+public import HAL
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Orientation fusion: gyroscope + accelerometer (+ magnetometer) → attitude.
+///
+/// A complementary filter of the Mahony/Madgwick family, after x-io's Fusion revision:
+///
+/// - **Start-up alignment:** the first accelerometer (and magnetometer) reading sets
+///   the attitude directly; a high gain then ramps down to ``Settings/gain`` over
+///   ``Settings/startupPeriod``.
+/// - **Feedback:** the accelerometer corrects tilt (measured up × predicted up) and
+///   the magnetometer corrects heading only (measured east × predicted east, with
+///   east = magnetic field × up, so the field's dip does not matter).
+/// - **Online gyroscope-bias estimation:** an integral term on the same feedback, and
+///   a faster average while the device is still.
+/// - **Acceleration rejection:** while the accelerometer disagrees with the predicted
+///   gravity by more than ``Settings/accelerationRejection`` (shaking), its feedback
+///   is ignored. Disagreement that lasts about ``Settings/recoveryPeriod`` makes it
+///   trusted again until it agrees, so a wrong attitude cannot persist.
+/// - **Magnetic-disturbance rejection:** the same for a magnetometer whose heading
+///   disagrees by more than ``Settings/magneticRejection`` or whose field strength
+///   departs from the learned strength by more than ``Settings/magneticStrengthTolerance``.
+/// - **True north:** with ``Settings/declination`` set, heading is true heading.
+///
+/// Without a magnetometer (6 axes) the heading is relative to the start and drifts
+/// with the residual gyroscope bias about the vertical; ``headingAccuracy`` grows to
+/// say so. The earth frame is chosen in ``Settings/frame`` and stated on every output.
+public struct AttitudeFilter: Sendable {
+    /// Tuning and frame.
+    public struct Settings: Sendable, Hashable {
+        /// The earth frame of the output.
+        public var frame: EarthFrame = .enu
+        /// Proportional feedback gain, in rad/s per unit error.
+        public var gain: Double = 0.5
+        /// Integral gain of the gyroscope-bias estimate, in rad/s² per unit error.
+        public var biasGain: Double = 0.02
+        /// The gain at start-up, ramping down to ``gain``.
+        public var startupGain: Double = 10
+        /// Seconds over which the start-up gain ramps down.
+        public var startupPeriod: Double = 3
+        /// Degrees of accelerometer disagreement beyond which its feedback is ignored.
+        public var accelerationRejection: Double = 10
+        /// Degrees of magnetometer heading disagreement beyond which its feedback is ignored.
+        public var magneticRejection: Double = 10
+        /// The fraction by which the field strength may depart from the learned strength
+        /// before the magnetometer is ignored.
+        public var magneticStrengthTolerance: Double = 0.2
+        /// Magnetic declination in degrees east of true north, so that heading is true heading.
+        public var declination: Double = 0
+        /// Seconds of continuous rejection after which a sensor is trusted again.
+        public var recoveryPeriod: Double = 5
+        /// Gyroscope rate (rad/s) above which readings are saturated and the filter realigns.
+        public var gyroscopeRange: Double = 2000 * .pi / 180
+        /// Rate (rad/s) below which the device counts as still, for the fast bias average.
+        public var stillnessThreshold: Double = 3 * .pi / 180
+        /// Seconds of stillness before the fast bias average starts.
+        public var stillnessPeriod: Double = 1
+        /// Heading drift (degrees per second) assumed while no magnetometer corrects it.
+        public var unaidedHeadingDrift: Double = 0.05
+
+        /// The default settings, in the ENU frame.
+        public init() {}
+    }
+
+    /// What the filter is doing.
+    public struct Status: Sendable, Hashable {
+        /// Still aligning: the gain is above its settled value.
+        public var initialising = true
+        /// The accelerometer is being ignored (the device is accelerating or shaking).
+        public var accelerationRejected = false
+        /// The magnetometer is being ignored (a magnetic disturbance), or there is none.
+        public var magneticRejected = false
+        /// The device is still, and the bias is being averaged.
+        public var stationary = false
+    }
+
+    /// The settings.
+    public let settings: Settings
+    /// The attitude: the rotation from the device frame to ``Settings/frame``.
+    public private(set) var quaternion = Quaternion.identity
+    /// The estimated gyroscope bias, rad/s, device frame.
+    public private(set) var gyroscopeBias = Vector3.zero
+    /// What the filter is doing.
+    public private(set) var status = Status()
+    /// Whether the filter has aligned to a first accelerometer reading.
+    public private(set) var isAligned = false
+
+    private var elapsed = 0.0
+    private var accelerationGate = RejectionGate()
+    private var magneticGate = RejectionGate()
+    private var stillFor = 0.0
+    private var fieldStrength: Double?
+    private var headingVariance = 0.0
+    private var unaidedHeadingError = 0.0
+    private let up: Vector3
+    /// Magnetic east in the earth frame: true east turned clockwise by the declination.
+    private let east: Vector3
+
+    /// Creates a filter.
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+        up = settings.frame.up
+        east = Self.declinationTurn(settings).rotate(settings.frame.east)
+    }
+
+    /// The turn from true to magnetic directions: clockwise about up by the declination.
+    private static func declinationTurn(_ settings: Settings) -> Quaternion {
+        Quaternion(axis: settings.frame.up, angle: -settings.declination * .pi / 180)
+    }
+
+    /// The heading accuracy in degrees (1σ).
+    ///
+    /// With a magnetometer it is the smoothed RMS disagreement between measured and
+    /// predicted heading, at least 0.5°. Without one it is the drift accumulated
+    /// since the last magnetometer correction (or since start, on 6 axes), at
+    /// ``Settings/unaidedHeadingDrift``.
+    public var headingAccuracy: Double {
+        (headingVariance + 0.25).squareRoot() + unaidedHeadingError
+    }
+
+    /// The attitude as a HAL sample.
+    public func attitude(at timestamp: Timestamp) -> AttitudeSample {
+        AttitudeSample(timestamp: timestamp, quaternion: quaternion, frame: settings.frame, headingAccuracy: headingAccuracy)
+    }
+
+    /// Restarts alignment, keeping the settings.
+    public mutating func reset() {
+        self = AttitudeFilter(settings: settings)
+    }
+
+    /// Advances the filter by one sample.
+    ///
+    /// - Parameters:
+    ///   - gyroscope: angular rate in rad/s, device frame.
+    ///   - accelerometer: specific force in any unit (m/s² or g), device frame.
+    ///   - magnetometer: magnetic field in any unit, device frame; `nil` on 6 axes.
+    ///   - interval: seconds since the previous update.
+    public mutating func update(gyroscope: Vector3, accelerometer: Vector3, magnetometer: Vector3?, interval: Double) {
+        let measuredUp = accelerometer.normalized
+        guard measuredUp != .zero else { return }
+        if max(abs(gyroscope.x), abs(gyroscope.y), abs(gyroscope.z)) > settings.gyroscopeRange {
+            // Saturated: the integrated attitude can no longer be trusted.
+            reset()
+        }
+        if !isAligned {
+            align(up: measuredUp, magnetometer: magnetometer)
+            return
+        }
+        elapsed += interval
+
+        // Start-up ramp.
+        var gain = settings.gain
+        if status.initialising {
+            let progress = min(1, elapsed / settings.startupPeriod)
+            gain = settings.startupGain + (settings.gain - settings.startupGain) * progress
+            status.initialising = progress < 1
+        }
+
+        // Accelerometer feedback: rotate the predicted up towards the measured up.
+        let predictedUp = quaternion.conjugate.rotate(up)
+        var feedback = Vector3.zero
+        let accelerationFeedback = measuredUp.cross(predictedUp)
+        let accelerationError = asin(min(1, accelerationFeedback.magnitude)) * 180 / .pi
+            + (measuredUp.dot(predictedUp) < 0 ? 90 : 0)
+        status.accelerationRejected = !accelerationGate.admits(
+            disagreeing: !status.initialising && accelerationError > settings.accelerationRejection,
+            interval: interval, recoveryPeriod: settings.recoveryPeriod)
+        if !status.accelerationRejected { feedback = feedback + accelerationFeedback }
+
+        // Magnetometer feedback on heading only, through east = field × up.
+        status.magneticRejected = true
+        if let magnetometer {
+            let strength = magnetometer.magnitude
+            let measuredEast = magnetometer.cross(measuredUp).normalized
+            if measuredEast != .zero {
+                let predictedEast = quaternion.conjugate.rotate(east)
+                let magneticFeedback = measuredEast.cross(predictedEast)
+                let headingError = atan2(magneticFeedback.magnitude, measuredEast.dot(predictedEast)) * 180 / .pi
+                let strengthOff = fieldStrength.map { abs(strength - $0) > settings.magneticStrengthTolerance * $0 } ?? false
+                let admitted = magneticGate.admits(
+                    disagreeing: !status.initialising && (headingError > settings.magneticRejection || strengthOff),
+                    interval: interval, recoveryPeriod: settings.recoveryPeriod)
+                if admitted {
+                    status.magneticRejected = false
+                    feedback = feedback + magneticFeedback
+                    fieldStrength = fieldStrength.map { $0 + (strength - $0) * min(1, interval / 10) } ?? strength
+                    let weight = min(1, interval / 2)
+                    headingVariance += (headingError * headingError - headingVariance) * weight
+                    unaidedHeadingError = 0
+                }
+            }
+        }
+        if status.magneticRejected && !status.initialising {
+            unaidedHeadingError += settings.unaidedHeadingDrift * interval
+        }
+
+        // Bias: the integral of the feedback, and a fast average while still.
+        var rate = gyroscope - gyroscopeBias
+        let still = rate.magnitude < settings.stillnessThreshold && !status.accelerationRejected
+        stillFor = still ? stillFor + interval : 0
+        status.stationary = stillFor > settings.stillnessPeriod
+        if status.stationary {
+            gyroscopeBias = gyroscopeBias + (gyroscope - gyroscopeBias) * min(1, interval / 2)
+        } else if !status.initialising {
+            gyroscopeBias = gyroscopeBias - feedback * (settings.biasGain * interval)
+        }
+        rate = gyroscope - gyroscopeBias + feedback * gain
+
+        // Integrate q̇ = ½ q ⊗ (0, ω), then renormalise.
+        let half = rate * (0.5 * interval)
+        let q = quaternion
+        quaternion = Quaternion(
+            w: q.w - q.x * half.x - q.y * half.y - q.z * half.z,
+            x: q.x + q.w * half.x + q.y * half.z - q.z * half.y,
+            y: q.y + q.w * half.y - q.x * half.z + q.z * half.x,
+            z: q.z + q.w * half.z + q.x * half.y - q.y * half.x
+        ).normalized
+    }
+
+    /// Sets the attitude from one reading: up from the accelerometer, and north from the
+    /// magnetometer. Without one, the back camera's direction (−z, or the top edge +y when
+    /// the device lies flat) counts as north: heading 0 is where the user started looking.
+    private mutating func align(up measuredUp: Vector3, magnetometer: Vector3?) {
+        var measuredEast = magnetometer.map { $0.cross(measuredUp).normalized } ?? .zero
+        if measuredEast == .zero {
+            let camera = Vector3(x: 0, y: 0, z: -1)
+            let forward = abs(camera.dot(measuredUp)) < 0.9 ? camera : Vector3(x: 0, y: 1, z: 0)
+            measuredEast = forward.cross(measuredUp).normalized
+        }
+        let measuredNorth = measuredUp.cross(measuredEast)
+        let frame = settings.frame
+        let magnetic = Quaternion(rotating: (measuredEast, measuredNorth, measuredUp), onto: (frame.east, frame.north, frame.up))
+        quaternion = magnetometer == nil ? magnetic : (Self.declinationTurn(settings) * magnetic).normalized
+        isAligned = true
+    }
+}
