@@ -57,10 +57,17 @@ public struct AttitudeFilter: Sendable {
         public var recoveryPeriod: Double = 5
         /// Gyroscope rate (rad/s) above which readings are saturated and the filter realigns.
         public var gyroscopeRange: Double = 2000 * .pi / 180
-        /// Rate (rad/s) below which the device counts as still, for the fast bias average.
+        /// Rate (rad/s, after the bias estimate) below which the device may count as still.
         public var stillnessThreshold: Double = 3 * .pi / 180
-        /// Seconds of stillness before the fast bias average starts.
+        /// How much the rate may wander (rad/s, standard deviation over ``stillnessWindow``)
+        /// while the device counts as still: about ten times a phone gyroscope's noise.
+        public var stillnessDeviation: Double = 0.5 * .pi / 180
+        /// Seconds over which the rate's wander is measured.
+        public var stillnessWindow: Double = 0.25
+        /// Seconds of stillness before the bias average starts.
         public var stillnessPeriod: Double = 1
+        /// Time constant of the bias average while still, seconds.
+        public var stillnessAveraging: Double = 2
         /// Heading drift (degrees per second) assumed while no magnetometer corrects it.
         public var unaidedHeadingDrift: Double = 0.05
 
@@ -95,6 +102,8 @@ public struct AttitudeFilter: Sendable {
     private var accelerationGate = RejectionGate()
     private var magneticGate = RejectionGate()
     private var stillFor = 0.0
+    private var rateMean = Vector3.zero
+    private var rateMeanSquare = 0.0
     private var fieldStrength: Double?
     private var headingVariance = 0.0
     private var unaidedHeadingError = 0.0
@@ -201,12 +210,19 @@ public struct AttitudeFilter: Sendable {
         }
 
         // Bias: the integral of the feedback, and a fast average while still.
+        // Still means a small rate that also holds steady: the first moments of a turn are
+        // small but not steady, and must not be averaged into the bias.
+        let windowWeight = min(1, interval / settings.stillnessWindow)
+        rateMean = rateMean + (gyroscope - rateMean) * windowWeight
+        rateMeanSquare += (gyroscope.dot(gyroscope) - rateMeanSquare) * windowWeight
+        let wander = max(0, rateMeanSquare - rateMean.dot(rateMean)).squareRoot()
         var rate = gyroscope - gyroscopeBias
-        let still = rate.magnitude < settings.stillnessThreshold && !status.accelerationRejected
+        let still = rate.magnitude < settings.stillnessThreshold && wander < settings.stillnessDeviation
+            && (gyroscope - rateMean).magnitude < 3 * settings.stillnessDeviation && !status.accelerationRejected
         stillFor = still ? stillFor + interval : 0
         status.stationary = stillFor > settings.stillnessPeriod
         if status.stationary {
-            gyroscopeBias = gyroscopeBias + (gyroscope - gyroscopeBias) * min(1, interval / 2)
+            gyroscopeBias = gyroscopeBias + (rateMean - gyroscopeBias) * min(1, interval / settings.stillnessAveraging)
         } else if !status.initialising {
             gyroscopeBias = gyroscopeBias - feedback * (settings.biasGain * interval)
         }
