@@ -139,11 +139,14 @@ public struct MotionScript: Sendable, Hashable, Codable {
         public var seconds: Double?
     }
 
-    /// A sway about all three axes, each angle `amplitude · sin(2π t / period)` around the
-    /// pose the step starts from, which it returns to only where the periods divide `seconds`.
+    /// A sway about all three axes, each angle `amplitude · sin(2π t / period) · fade(t)`
+    /// around the pose the step starts from. The fade rises and falls as a raised cosine over
+    /// ``fade`` seconds at each end, so the sweep starts and ends at rest, where it began.
     public struct Sweep: Sendable, Hashable, Codable {
         /// How long it lasts.
         public var seconds: Double
+        /// Seconds of fade-in and of fade-out, 1 by default.
+        public var fade: Double?
         /// Yaw amplitude, degrees.
         public var yaw: Double?
         /// Pitch amplitude, degrees.
@@ -167,6 +170,9 @@ public struct MotionScript: Sendable, Hashable, Codable {
         let script: MotionScript
         do { script = try JSONDecoder().decode(MotionScript.self, from: data) } catch let error as DecodingError {
             throw ScriptError(file: path, ScriptError.describe(error))
+        }
+        if let unknown = try UnknownKeys.find(in: data, decoded: script).first {
+            throw ScriptError(file: path, "\(unknown): unknown field")
         }
         try script.validate(file: path)
         return script
@@ -204,6 +210,9 @@ public struct MotionScript: Sendable, Hashable, Codable {
                 guard (swipe.seconds ?? 0.3) > 0 else { throw ScriptError(file: file, "\(place).swipe: seconds must be positive") }
             case .sweep(let sweep):
                 guard sweep.seconds > 0 else { throw ScriptError(file: file, "\(place).sweep: seconds must be positive") }
+                guard (0...(sweep.seconds / 2)).contains(sweep.fade ?? 1) else {
+                    throw ScriptError(file: file, "\(place).sweep: fade is within 0 and half of seconds")
+                }
                 for (amplitude, period, name) in [(sweep.yaw, sweep.yawPeriod, "yaw"), (sweep.pitch, sweep.pitchPeriod, "pitch"), (sweep.roll, sweep.rollPeriod, "roll")]
                 where amplitude != nil && !((period ?? 0) > 0) {
                     throw ScriptError(file: file, "\(place).sweep: \(name) needs a positive \(name)Period")

@@ -202,11 +202,22 @@ extension MotionScript {
                     roll: from.roll + change.roll * progress, yawRate: change.yaw * rateShape,
                     pitchRate: change.pitch * rateShape, rollRate: change.roll * rateShape)
             case .sweep(let sweep):
+                // The fade f(τ) and its rate: raised cosines over the first and last `fade` seconds.
+                let duration = Double(end - start) / 1e9
+                let fade = sweep.fade ?? 1
+                var (envelope, envelopeRate) = (1.0, 0.0)
+                let edge = min(tau, duration - tau)
+                if fade > 0, edge < fade {
+                    let sign: Double = tau < duration / 2 ? 1 : -1
+                    envelope = (1 - cos(.pi * max(0, edge) / fade)) / 2
+                    envelopeRate = sign * .pi / (2 * fade) * sin(.pi * max(0, edge) / fade)
+                }
                 func axis(_ amplitude: Double?, _ period: Double?) -> (Double, Double) {
                     guard let amplitude, let period else { return (0, 0) }
                     let omega = 2 * Double.pi / period
                     let radians = amplitude * .pi / 180
-                    return (radians * sin(omega * tau), radians * omega * cos(omega * tau))
+                    let wave = sin(omega * tau)
+                    return (radians * wave * envelope, radians * (omega * cos(omega * tau) * envelope + wave * envelopeRate))
                 }
                 let (yaw, yawRate) = axis(sweep.yaw, sweep.yawPeriod)
                 let (pitch, pitchRate) = axis(sweep.pitch, sweep.pitchPeriod)
