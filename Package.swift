@@ -63,6 +63,14 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Attitude-fusion cost: `Benchmarks/fusion` builds this in release and runs it beside x-io Fusion.
+        .executableTarget(
+            name: "FusionUpdate",
+            dependencies: ["HAL", "Motion", "Simulator"],
+            path: "Benchmarks/FusionUpdate",
+            swiftSettings: strictSwift6
+        ),
+
         .testTarget(name: "HALTests", dependencies: ["HAL"], swiftSettings: strictSwift6),
         .testTarget(
             name: "SimulatorTests",

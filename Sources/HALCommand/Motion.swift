@@ -73,6 +73,12 @@ struct Fuse: ParsableCommand {
             if every > 0 && fusedCount % every == 0 { output.line(line) }
             fusedCount += 1
         }
+        func deliver(_ attitude: AttitudeSample) throws {
+            if let waiting = pending { settle(waiting) }
+            try writer?.write(TraceRecord(channel: fusedChannel, reading: .attitude(attitude)))
+            let line = "\(attitude.timestamp) heading=\(format3(attitude.heading())) elevation=\(format3(attitude.elevation())) ±\(format3(attitude.headingAccuracy ?? 0))°"
+            pending = (attitude, line)
+        }
         try TraceReplay(trace: trace).forEach { record in
             try writer?.write(record)
             if record.channel == truthChannel, case .attitude(let sample) = record.reading {
@@ -83,10 +89,9 @@ struct Fuse: ParsableCommand {
                 pending = nil
             }
             guard case .motion(let sample) = record.reading, let attitude = fusion.add(sample) else { return }
-            try writer?.write(TraceRecord(channel: fusedChannel, reading: .attitude(attitude)))
-            let line = "\(attitude.timestamp) heading=\(format3(attitude.heading())) elevation=\(format3(attitude.elevation())) ±\(format3(attitude.headingAccuracy ?? 0))°"
-            pending = (attitude, line)
+            try deliver(attitude)
         }
+        if let attitude = fusion.flush() { try deliver(attitude) }
         if let waiting = pending { settle(waiting) }
         try writer?.close()
         output.line("fused \(fusedCount) attitudes (\(sixAxis ? "6" : "9")-axis, ENU)")

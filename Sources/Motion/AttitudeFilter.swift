@@ -101,6 +101,8 @@ public struct AttitudeFilter: Sendable {
     private var elapsed = 0.0
     private var accelerationGate = RejectionGate()
     private var magneticGate = RejectionGate()
+    private var previousGyroscope: Vector3?
+    private var headingFromMagnetometer = false
     private var stillFor = 0.0
     private var rateMean = Vector3.zero
     private var rateMeanSquare = 0.0
@@ -157,8 +159,11 @@ public struct AttitudeFilter: Sendable {
             // Saturated: the integrated attitude can no longer be trusted.
             reset()
         }
-        if !isAligned {
+        // Align on the first reading, and again when the first magnetometer reading comes
+        // during start-up (it may lag the others), so that north is right from the start.
+        if !isAligned || (magnetometer != nil && !headingFromMagnetometer && status.initialising) {
             align(up: measuredUp, magnetometer: magnetometer)
+            previousGyroscope = gyroscope
             return
         }
         elapsed += interval
@@ -171,7 +176,15 @@ public struct AttitudeFilter: Sendable {
             status.initialising = progress < 1
         }
 
-        // Accelerometer feedback: rotate the predicted up towards the measured up.
+        // Predict: integrate the rate over the interval. The mean of this and the previous
+        // reading is the rate between them (the trapezoid rule); the latest reading alone
+        // would put the estimate half a sample ahead.
+        let intervalRate = previousGyroscope.map { ($0 + gyroscope) * 0.5 } ?? gyroscope
+        previousGyroscope = gyroscope
+        integrate(intervalRate - gyroscopeBias, over: interval)
+
+        // Correct, comparing the predicted attitude with readings of the same instant.
+        // Accelerometer: rotate the predicted up towards the measured up.
         let predictedUp = quaternion.conjugate.rotate(up)
         var feedback = Vector3.zero
         let accelerationFeedback = measuredUp.cross(predictedUp)
@@ -182,7 +195,7 @@ public struct AttitudeFilter: Sendable {
             interval: interval, recoveryPeriod: settings.recoveryPeriod)
         if !status.accelerationRejected { feedback = feedback + accelerationFeedback }
 
-        // Magnetometer feedback on heading only, through east = field × up.
+        // Magnetometer, on heading only, through east = field × up.
         status.magneticRejected = true
         if let magnetometer {
             let strength = magnetometer.magnitude
@@ -208,16 +221,16 @@ public struct AttitudeFilter: Sendable {
         if status.magneticRejected && !status.initialising {
             unaidedHeadingError += settings.unaidedHeadingDrift * interval
         }
+        integrate(feedback * gain, over: interval)
 
-        // Bias: the integral of the feedback, and a fast average while still.
-        // Still means a small rate that also holds steady: the first moments of a turn are
-        // small but not steady, and must not be averaged into the bias.
+        // Bias: the integral of the feedback, and an average of the rate while still. Still
+        // means a small rate that also holds steady: the first moments of a turn are small but
+        // not steady, and must not be averaged into the bias.
         let windowWeight = min(1, interval / settings.stillnessWindow)
         rateMean = rateMean + (gyroscope - rateMean) * windowWeight
         rateMeanSquare += (gyroscope.dot(gyroscope) - rateMeanSquare) * windowWeight
         let wander = max(0, rateMeanSquare - rateMean.dot(rateMean)).squareRoot()
-        var rate = gyroscope - gyroscopeBias
-        let still = rate.magnitude < settings.stillnessThreshold && wander < settings.stillnessDeviation
+        let still = (gyroscope - gyroscopeBias).magnitude < settings.stillnessThreshold && wander < settings.stillnessDeviation
             && (gyroscope - rateMean).magnitude < 3 * settings.stillnessDeviation && !status.accelerationRejected
         stillFor = still ? stillFor + interval : 0
         status.stationary = stillFor > settings.stillnessPeriod
@@ -226,9 +239,11 @@ public struct AttitudeFilter: Sendable {
         } else if !status.initialising {
             gyroscopeBias = gyroscopeBias - feedback * (settings.biasGain * interval)
         }
-        rate = gyroscope - gyroscopeBias + feedback * gain
+    }
 
-        // Integrate q̇ = ½ q ⊗ (0, ω), then renormalise.
+    /// Turns the attitude by `rate` (rad/s, device frame) for `interval` seconds:
+    /// q ← normalise(q + ½ q ⊗ (0, ω) Δt).
+    private mutating func integrate(_ rate: Vector3, over interval: Double) {
         let half = rate * (0.5 * interval)
         let q = quaternion
         quaternion = Quaternion(
@@ -254,5 +269,6 @@ public struct AttitudeFilter: Sendable {
         let magnetic = Quaternion(rotating: (measuredEast, measuredNorth, measuredUp), onto: (frame.east, frame.north, frame.up))
         quaternion = magnetometer == nil ? magnetic : (Self.declinationTurn(settings) * magnetic).normalized
         isAligned = true
+        headingFromMagnetometer = magnetometer != nil
     }
 }

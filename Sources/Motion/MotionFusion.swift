@@ -1,16 +1,21 @@
 public import HAL
 
 /// Feeds a merged stream of motion samples (as a replay or a recorder delivers them)
-/// to an ``AttitudeFilter``: each gyroscope sample advances the filter with the latest
-/// accelerometer and magnetometer readings.
+/// to an ``AttitudeFilter``.
+///
+/// Each gyroscope reading advances the filter together with the accelerometer and
+/// magnetometer readings of the same instant, whichever order they arrive in: the
+/// gyroscope reading waits until the others have caught up with it, or until the next
+/// gyroscope reading arrives, and is then used with the latest of each.
 public struct MotionFusion: Sendable {
     /// The filter.
     public private(set) var filter: AttitudeFilter
     /// Whether magnetometer samples are used (9 axes) or ignored (6 axes).
     public let usesMagnetometer: Bool
-    private var lastGyroscope: Timestamp?
-    private var accelerometer: Vector3?
-    private var magnetometer: Vector3?
+    private var pending: MotionSample?
+    private var lastUpdate: Timestamp?
+    private var accelerometer: MotionSample?
+    private var magnetometer: MotionSample?
 
     /// Creates the fusion.
     public init(settings: AttitudeFilter.Settings = .init(), usesMagnetometer: Bool = true) {
@@ -18,23 +23,40 @@ public struct MotionFusion: Sendable {
         self.usesMagnetometer = usesMagnetometer
     }
 
-    /// Takes one sample; returns the new attitude when the sample was a gyroscope reading
-    /// that advanced the filter.
+    /// Takes one sample; returns the new attitude when the filter advanced.
     public mutating func add(_ sample: MotionSample) -> AttitudeSample? {
+        var earlier: AttitudeSample?
         switch sample.quantity {
         case .acceleration:
-            accelerometer = sample.value
-            return nil
+            accelerometer = sample
         case .magneticField:
-            if usesMagnetometer { magnetometer = sample.value }
-            return nil
+            guard usesMagnetometer else { return nil }
+            magnetometer = sample
         case .angularVelocity:
-            guard let accelerometer else { return nil }
-            let interval = lastGyroscope.map { $0.duration(to: sample.timestamp).seconds } ?? 0
-            lastGyroscope = sample.timestamp
-            guard interval >= 0 else { return nil }
-            filter.update(gyroscope: sample.value, accelerometer: accelerometer, magnetometer: magnetometer, interval: interval)
-            return filter.attitude(at: sample.timestamp)
+            // A new reading: the one waiting goes with what has arrived.
+            earlier = flush()
+            pending = sample
         }
+        guard let waiting = pending, isComplete(for: waiting.timestamp) else { return earlier }
+        return flush() ?? earlier
+    }
+
+    /// Advances the filter with the waiting gyroscope reading, if any.
+    public mutating func flush() -> AttitudeSample? {
+        guard let gyroscope = pending, let accelerometer else { return nil }
+        pending = nil
+        let interval = lastUpdate.map { $0.duration(to: gyroscope.timestamp).seconds } ?? 0
+        guard interval >= 0 else { return nil }
+        lastUpdate = gyroscope.timestamp
+        filter.update(
+            gyroscope: gyroscope.value, accelerometer: accelerometer.value, magnetometer: magnetometer?.value,
+            interval: interval)
+        return filter.attitude(at: gyroscope.timestamp)
+    }
+
+    private func isComplete(for time: Timestamp) -> Bool {
+        guard let accelerometer, accelerometer.timestamp >= time else { return false }
+        guard usesMagnetometer, let magnetometer else { return true }
+        return magnetometer.timestamp >= time
     }
 }

@@ -44,6 +44,7 @@ func fuse(
         default: break
         }
     }
+    if let estimate = fusion.flush() { estimates.append(estimate) }
     var run = FusionRun(filter: fusion.filter, attitudes: estimates)
     var offset: Quaternion?
     for estimate in estimates where estimate.timestamp.seconds >= skip {
