@@ -2,7 +2,7 @@ import ArgumentParser
 import HAL
 import Simulator
 
-/// `hal simulate SCRIPT --out FILE`: turns a motion script into a trace.
+/// `hal motion simulate SCRIPT -o FILE`: turns a motion script into a trace.
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Generate a trace from a motion script (.motion.json). The same script gives the same bytes.")
