@@ -31,7 +31,8 @@ public struct Quaternion: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// No rotation.
-    public static let identity = Quaternion(w: 1, x: 0, y: 0, z: 0)
+    @inlinable
+    public static var identity: Quaternion { Quaternion(w: 1, x: 0, y: 0, z: 0) }
 
     /// The rotation by `angle` radians about `axis` (right-handed; the axis need not be unit length).
     public init(axis: Vector3, angle: Double) {
@@ -65,14 +66,16 @@ public struct Quaternion: Sendable, Hashable, CustomStringConvertible {
     public var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
 
     /// The norm.
+    @inlinable
     public var magnitude: Double { (w * w + x * x + y * y + z * z).squareRoot() }
 
     /// The quaternion scaled to unit length, with a non-negative scalar part.
+    @inlinable
     public var normalized: Quaternion {
         let length = magnitude
         guard length > 0 else { return .identity }
-        let sign: Double = w < 0 ? -1 : 1
-        return Quaternion(w: sign * w / length, x: sign * x / length, y: sign * y / length, z: sign * z / length)
+        let scale = (w < 0 ? -1 : 1) / length
+        return Quaternion(w: w * scale, x: x * scale, y: y * scale, z: z * scale)
     }
 
     /// Rotates a vector.

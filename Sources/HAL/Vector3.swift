@@ -16,7 +16,8 @@ public struct Vector3: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The zero vector.
-    public static let zero = Vector3(x: 0, y: 0, z: 0)
+    @inlinable
+    public static var zero: Vector3 { Vector3(x: 0, y: 0, z: 0) }
 
     /// The component at `index`: 0 for x, 1 for y, 2 for z.
     public subscript(index: Int) -> Double {
@@ -28,6 +29,7 @@ public struct Vector3: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The Euclidean length.
+    @inlinable
     public var magnitude: Double { (x * x + y * y + z * z).squareRoot() }
 
     /// The components as `(x, y, z)`.

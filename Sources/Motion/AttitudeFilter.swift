@@ -106,18 +106,34 @@ public struct AttitudeFilter: Sendable {
     private var stillFor = 0.0
     private var rateMean = Vector3.zero
     private var rateMeanSquare = 0.0
-    private var fieldStrength: Double?
+    private var fieldStrengthSquared: Double?
+    private var weights = Weights(interval: -1, settings: Settings())
     private var headingVariance = 0.0
     private var unaidedHeadingError = 0.0
     private let up: Vector3
     /// Magnetic east in the earth frame: true east turned clockwise by the declination.
     private let east: Vector3
 
+    private let sinSquaredAccelerationRejection: Double
+    private let sinSquaredMagneticRejection: Double
+    private let strengthBandSquared: (lower: Double, upper: Double)
+    private let stillnessThresholdSquared: Double
+    private let stillnessDeviationSquared: Double
+
     /// Creates a filter.
     public init(settings: Settings = Settings()) {
         self.settings = settings
         up = settings.frame.up
         east = Self.declinationTurn(settings).rotate(settings.frame.east)
+        func sinSquared(_ degrees: Double) -> Double {
+            degrees >= 90 ? .infinity : sin(degrees * .pi / 180) * sin(degrees * .pi / 180)
+        }
+        sinSquaredAccelerationRejection = sinSquared(settings.accelerationRejection)
+        sinSquaredMagneticRejection = sinSquared(settings.magneticRejection)
+        let tolerance = settings.magneticStrengthTolerance
+        strengthBandSquared = (max(0, 1 - tolerance) * max(0, 1 - tolerance), (1 + tolerance) * (1 + tolerance))
+        stillnessThresholdSquared = settings.stillnessThreshold * settings.stillnessThreshold
+        stillnessDeviationSquared = settings.stillnessDeviation * settings.stillnessDeviation
     }
 
     /// The turn from true to magnetic directions: clockwise about up by the declination.
@@ -166,6 +182,7 @@ public struct AttitudeFilter: Sendable {
             previousGyroscope = gyroscope
             return
         }
+        if interval != weights.interval { weights = Weights(interval: interval, settings: settings) }
         elapsed += interval
 
         // Start-up ramp.
@@ -178,42 +195,47 @@ public struct AttitudeFilter: Sendable {
 
         // Predict: integrate the rate over the interval. The mean of this and the previous
         // reading is the rate between them (the trapezoid rule); the latest reading alone
-        // would put the estimate half a sample ahead.
+        // would put the estimate half a sample ahead. The prediction is renormalised with
+        // the correction below: one step changes the norm by about (ω Δt)²/8.
         let intervalRate = previousGyroscope.map { ($0 + gyroscope) * 0.5 } ?? gyroscope
         previousGyroscope = gyroscope
-        integrate(intervalRate - gyroscopeBias, over: interval)
+        let predicted = Self.turned(quaternion, by: intervalRate - gyroscopeBias, over: interval)
 
         // Correct, comparing the predicted attitude with readings of the same instant.
-        // Accelerometer: rotate the predicted up towards the measured up.
-        let predictedUp = quaternion.conjugate.rotate(up)
+        // Accelerometer: rotate the predicted up towards the measured up. Disagreement is
+        // judged on sin² of the angle, as Fusion does, with no inverse trigonometry.
+        let predictedUp = predicted.conjugate.rotate(up)
         var feedback = Vector3.zero
         let accelerationFeedback = measuredUp.cross(predictedUp)
-        let accelerationError = asin(min(1, accelerationFeedback.magnitude)) * 180 / .pi
-            + (measuredUp.dot(predictedUp) < 0 ? 90 : 0)
+        let accelerationDisagrees = accelerationFeedback.dot(accelerationFeedback) > sinSquaredAccelerationRejection
+            || measuredUp.dot(predictedUp) < 0
         status.accelerationRejected = !accelerationGate.admits(
-            disagreeing: !status.initialising && accelerationError > settings.accelerationRejection,
+            disagreeing: !status.initialising && accelerationDisagrees,
             interval: interval, recoveryPeriod: settings.recoveryPeriod)
-        if !status.accelerationRejected { feedback = feedback + accelerationFeedback }
+        if !status.accelerationRejected { feedback = accelerationFeedback }
 
         // Magnetometer, on heading only, through east = field × up.
         status.magneticRejected = true
         if let magnetometer {
-            let strength = magnetometer.magnitude
+            let strengthSquared = magnetometer.dot(magnetometer)
             let measuredEast = magnetometer.cross(measuredUp).normalized
             if measuredEast != .zero {
-                let predictedEast = quaternion.conjugate.rotate(east)
+                let predictedEast = predicted.conjugate.rotate(east)
                 let magneticFeedback = measuredEast.cross(predictedEast)
-                let headingError = atan2(magneticFeedback.magnitude, measuredEast.dot(predictedEast)) * 180 / .pi
-                let strengthOff = fieldStrength.map { abs(strength - $0) > settings.magneticStrengthTolerance * $0 } ?? false
+                let sinSquared = magneticFeedback.dot(magneticFeedback)
+                let headingDisagrees = sinSquared > sinSquaredMagneticRejection || measuredEast.dot(predictedEast) < 0
+                let strengthOff = fieldStrengthSquared.map {
+                    strengthSquared > $0 * strengthBandSquared.upper || strengthSquared < $0 * strengthBandSquared.lower
+                } ?? false
                 let admitted = magneticGate.admits(
-                    disagreeing: !status.initialising && (headingError > settings.magneticRejection || strengthOff),
+                    disagreeing: !status.initialising && (headingDisagrees || strengthOff),
                     interval: interval, recoveryPeriod: settings.recoveryPeriod)
                 if admitted {
                     status.magneticRejected = false
                     feedback = feedback + magneticFeedback
-                    fieldStrength = fieldStrength.map { $0 + (strength - $0) * min(1, interval / 10) } ?? strength
-                    let weight = min(1, interval / 2)
-                    headingVariance += (headingError * headingError - headingVariance) * weight
+                    fieldStrengthSquared = fieldStrengthSquared.map { $0 + (strengthSquared - $0) * weights.fieldStrength } ?? strengthSquared
+                    // Admitted errors are under the rejection angle, where sin² θ ≈ θ².
+                    headingVariance += (sinSquared * Self.squaredDegreesPerRadian - headingVariance) * weights.heading
                     unaidedHeadingError = 0
                 }
             }
@@ -221,37 +243,56 @@ public struct AttitudeFilter: Sendable {
         if status.magneticRejected && !status.initialising {
             unaidedHeadingError += settings.unaidedHeadingDrift * interval
         }
-        integrate(feedback * gain, over: interval)
+        quaternion = Self.turned(predicted, by: feedback * gain, over: interval).normalized
 
         // Bias: the integral of the feedback, and an average of the rate while still. Still
         // means a small rate that also holds steady: the first moments of a turn are small but
         // not steady, and must not be averaged into the bias.
-        let windowWeight = min(1, interval / settings.stillnessWindow)
-        rateMean = rateMean + (gyroscope - rateMean) * windowWeight
-        rateMeanSquare += (gyroscope.dot(gyroscope) - rateMeanSquare) * windowWeight
-        let wander = max(0, rateMeanSquare - rateMean.dot(rateMean)).squareRoot()
-        let still = (gyroscope - gyroscopeBias).magnitude < settings.stillnessThreshold && wander < settings.stillnessDeviation
-            && (gyroscope - rateMean).magnitude < 3 * settings.stillnessDeviation && !status.accelerationRejected
+        rateMean = rateMean + (gyroscope - rateMean) * weights.window
+        rateMeanSquare += (gyroscope.dot(gyroscope) - rateMeanSquare) * weights.window
+        let unbiased = gyroscope - gyroscopeBias
+        let fromMean = gyroscope - rateMean
+        let still = unbiased.dot(unbiased) < stillnessThresholdSquared
+            && rateMeanSquare - rateMean.dot(rateMean) < stillnessDeviationSquared
+            && fromMean.dot(fromMean) < 9 * stillnessDeviationSquared && !status.accelerationRejected
         stillFor = still ? stillFor + interval : 0
         status.stationary = stillFor > settings.stillnessPeriod
         if status.stationary {
-            gyroscopeBias = gyroscopeBias + (rateMean - gyroscopeBias) * min(1, interval / settings.stillnessAveraging)
+            gyroscopeBias = gyroscopeBias + (rateMean - gyroscopeBias) * weights.averaging
         } else if !status.initialising {
             gyroscopeBias = gyroscopeBias - feedback * (settings.biasGain * interval)
         }
     }
 
-    /// Turns the attitude by `rate` (rad/s, device frame) for `interval` seconds:
-    /// q ← normalise(q + ½ q ⊗ (0, ω) Δt).
-    private mutating func integrate(_ rate: Vector3, over interval: Double) {
+    /// `q` turned by `rate` (rad/s, device frame) for `interval` seconds, to first order and
+    /// not renormalised: q + ½ q ⊗ (0, ω) Δt.
+    @inline(__always)
+    private static func turned(_ q: Quaternion, by rate: Vector3, over interval: Double) -> Quaternion {
         let half = rate * (0.5 * interval)
-        let q = quaternion
-        quaternion = Quaternion(
+        return Quaternion(
             w: q.w - q.x * half.x - q.y * half.y - q.z * half.z,
             x: q.x + q.w * half.x + q.y * half.z - q.z * half.y,
             y: q.y + q.w * half.y - q.x * half.z + q.z * half.x,
-            z: q.z + q.w * half.z + q.x * half.y - q.y * half.x
-        ).normalized
+            z: q.z + q.w * half.z + q.x * half.y - q.y * half.x)
+    }
+
+    private static let squaredDegreesPerRadian = (180 / Double.pi) * (180 / Double.pi)
+
+    /// Smoothing weights for one sample interval, recomputed only when the interval changes.
+    private struct Weights: Sendable {
+        var interval: Double
+        var window = 0.0
+        var fieldStrength = 0.0
+        var heading = 0.0
+        var averaging = 0.0
+
+        init(interval: Double, settings: Settings) {
+            self.interval = interval
+            window = min(1, interval / settings.stillnessWindow)
+            fieldStrength = min(1, interval / 10)
+            heading = min(1, interval / 2)
+            averaging = min(1, interval / settings.stillnessAveraging)
+        }
     }
 
     /// Sets the attitude from one reading: up from the accelerometer, and north from the
