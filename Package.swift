@@ -71,16 +71,19 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // What several test targets share: where the package is.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
+
         .testTarget(name: "HALTests", dependencies: ["HAL"], swiftSettings: strictSwift6),
         .testTarget(
             name: "SimulatorTests",
-            dependencies: ["HAL", "Simulator"],
+            dependencies: ["HAL", "Simulator", "TestSupport"],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator"], swiftSettings: strictSwift6),
+        .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",
-            dependencies: ["HALCommand"],
+            dependencies: ["HALCommand", "TestSupport"],
             swiftSettings: strictSwift6
         ),
     ]

@@ -6,6 +6,7 @@
 //                                    t, gyroscope (°/s), accelerometer (g), magnetometer (µT), truth quaternion (ENU)
 //   FusionUpdate bench CSV [REPEATS] times AttitudeFilter.update over every sample, 9- and 6-axis
 
+import Foundation
 import HAL
 import Motion
 import Simulator
@@ -72,20 +73,17 @@ case "export":
 
 case "bench":
     // Read the CSV back, as the peers do, so that all contenders see the same numbers.
-    guard let file = fopen(arguments[2], "r") else { fail("cannot read \(arguments[2])") }
+    guard let text = try? String(contentsOfFile: arguments[2], encoding: .utf8) else { fail("cannot read \(arguments[2])") }
     var samples: [Row] = []
-    var buffer = [CChar](repeating: 0, count: 4096)
-    _ = fgets(&buffer, 4096, file)
     let radians = Double.pi / 180
-    while fgets(&buffer, 4096, file) != nil {
-        let line = String(cString: buffer).split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    for row in text.split(separator: "\n").dropFirst() {
+        let line = row.split(separator: ",").compactMap { Double($0) }
         guard line.count == 14 else { continue }
         samples.append(Row(
             time: line[0], gyroscope: Vector3(x: line[1], y: line[2], z: line[3]) * radians,
             accelerometer: Vector3(x: line[4], y: line[5], z: line[6]), magnetometer: Vector3(x: line[7], y: line[8], z: line[9]),
             truth: Quaternion(w: line[10], x: line[11], y: line[12], z: line[13])))
     }
-    fclose(file)
     let repeats = arguments.count > 3 ? Int(arguments[3]) ?? 20 : 20
     let interval = samples[1].time - samples[0].time
 

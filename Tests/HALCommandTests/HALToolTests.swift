@@ -1,15 +1,6 @@
 import Foundation
 import Testing
-
-/// The package's root folder, found from this file's path.
-private let packageRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url.deleteLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
-    }
-    fatalError("Package.swift not found above \(#filePath)")
-}()
+import TestSupport
 
 /// The `hal` executable built beside this test binary.
 private let halPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("hal").path

@@ -2,16 +2,7 @@ import Foundation
 import HAL
 import Motion
 import Simulator
-
-/// The package's root folder, found from this file's path.
-let packageRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url.deleteLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
-    }
-    fatalError("Package.swift not found above \(#filePath)")
-}()
+import TestSupport
 
 /// Errors of a fusion run against a trace's `truth` channel.
 struct FusionRun {

@@ -2,6 +2,7 @@ import Foundation
 import HAL
 import Motion
 import Simulator
+import TestSupport
 import Testing
 
 @Suite struct ViewDirectionControllerTests {

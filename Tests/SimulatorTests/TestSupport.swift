@@ -1,16 +1,7 @@
 import Foundation
 import HAL
 import Simulator
-
-/// The package's root folder, found from this file's path.
-let packageRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url.deleteLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
-    }
-    fatalError("Package.swift not found above \(#filePath)")
-}()
+import TestSupport
 
 /// The shipped look-around trace.
 let shippedTracePath = packageRoot + "/traces/lobby-lookaround.jsonl"

@@ -112,13 +112,7 @@ public struct TraceEncoder: Sendable {
              (.accelerometer, .motion(let sample)) where sample.quantity == .acceleration,
              (.magnetometer, .motion(let sample)) where sample.quantity == .magneticField:
             out.key("v")
-            out.byte(UInt8(ascii: "["))
-            try number(&out, sample.value.x, field: "v[0]")
-            out.byte(UInt8(ascii: ","))
-            try number(&out, sample.value.y, field: "v[1]")
-            out.byte(UInt8(ascii: ","))
-            try number(&out, sample.value.z, field: "v[2]")
-            out.byte(UInt8(ascii: "]"))
+            try numbers(&out, sample.value.x, sample.value.y, sample.value.z, field: "v")
         case (.attitude, .attitude(let sample)):
             guard sample.frame == channel.frame else {
                 throw TraceError(
@@ -126,15 +120,8 @@ public struct TraceEncoder: Sendable {
                     "an \(sample.frame.rawValue) attitude cannot go on channel '\(channel.id)', which is \(channel.frame?.rawValue ?? "?")")
             }
             out.key("q")
-            out.byte(UInt8(ascii: "["))
-            try number(&out, sample.quaternion.w, field: "q[0]")
-            out.byte(UInt8(ascii: ","))
-            try number(&out, sample.quaternion.x, field: "q[1]")
-            out.byte(UInt8(ascii: ","))
-            try number(&out, sample.quaternion.y, field: "q[2]")
-            out.byte(UInt8(ascii: ","))
-            try number(&out, sample.quaternion.z, field: "q[3]")
-            out.byte(UInt8(ascii: "]"))
+            let q = sample.quaternion
+            try numbers(&out, q.w, q.x, q.y, q.z, field: "q")
             try optionalNumber(&out, "hacc", sample.headingAccuracy, field: "hacc")
         case (.pointer, .pointer(let event)):
             out.key("phase")
@@ -275,17 +262,29 @@ public struct TraceEncoder: Sendable {
         }
     }
 
-    private func number(_ out: inout JSONOutput, _ value: Double, field: String) throws(TraceError) {
+    private func number(_ out: inout JSONOutput, _ value: Double, field: @autoclosure () -> String) throws(TraceError) {
         guard value.isFinite else {
-            throw TraceError(.invalidValue, line: 0, field: field, "\(value) cannot be written: JSON numbers are finite")
+            throw TraceError(.invalidValue, line: 0, field: field(), "\(value) cannot be written: JSON numbers are finite")
         }
         out.double(value)
     }
 
-    private func optionalNumber(_ out: inout JSONOutput, _ key: StaticString, _ value: Double?, field: String) throws(TraceError) {
+    /// Writes `[a,b,…]`; a non-finite element is refused as `field[index]`.
+    private func numbers(_ out: inout JSONOutput, _ values: Double..., field: String) throws(TraceError) {
+        out.byte(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { out.byte(UInt8(ascii: ",")) }
+            try number(&out, value, field: "\(field)[\(index)]")
+        }
+        out.byte(UInt8(ascii: "]"))
+    }
+
+    private func optionalNumber(
+        _ out: inout JSONOutput, _ key: StaticString, _ value: Double?, field: @autoclosure () -> String
+    ) throws(TraceError) {
         guard let value else { return }
         out.key(key)
-        try number(&out, value, field: field)
+        try number(&out, value, field: field())
     }
 
     static func readingName(_ reading: Reading) -> String {
