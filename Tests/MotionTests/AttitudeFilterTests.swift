@@ -143,3 +143,45 @@ import Testing
         #expect(accuracy >= 0.5)
     }
 }
+
+@Suite struct FusedAttitudeSensorTests {
+    @Test func replayedMotionSensorsFuseIntoAnAttitudeDevice() async throws {
+        let trace = try generated("fusion-reference.motion.json")
+        let channel = { (id: String) in try ReplayedChannel<MotionSample>(trace: trace, channel: id) }
+        let sensor = FusedAttitudeSensor(gyroscope: try channel("gyro"), accelerometer: try channel("accel"), magnetometer: try channel("mag"))
+        #expect(sensor.info.kind == .attitude)
+        #expect(sensor.info.uri.hasPrefix("fusion:trace:memory#gyro+"))
+        var truths: [Timestamp: AttitudeSample] = [:]
+        for sample in try ReplayedChannel<AttitudeSample>(trace: trace, channel: "truth").allReadings() { truths[sample.timestamp] = sample }
+        var statistics = AttitudeErrorStatistics()
+        var count = 0
+        for try await attitude in sensor.readings(buffering: .unbounded) {
+            count += 1
+            #expect(attitude.frame == .enu)
+            if attitude.timestamp.seconds >= 15, let truth = truths[attitude.timestamp] {
+                statistics.add(AttitudeError(estimate: attitude, truth: truth))
+            }
+        }
+        #expect(count == 13_001)
+        // Merged in timestamp order, the device fuses exactly as the replay does.
+        let replayed = try fuse(trace)
+        #expect(abs(statistics.rms.total - replayed.statistics.rms.total) < 1e-12)
+    }
+
+    @Test func aSensorThatGoesAwayEndsTheStreamWithItsError() async throws {
+        struct Vanishing: MotionSensor {
+            var info: DeviceInfo { DeviceInfo(uri: "test:gone", name: "gone", kind: .accelerometer, backend: "test") }
+            func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<MotionSample, any Error> {
+                AsyncThrowingStream { $0.finish(throwing: DeviceError(.disconnected, uri: "test:gone", "unplugged")) }
+            }
+        }
+        let trace = try generated("fusion-reference.motion.json")
+        let sensor = FusedAttitudeSensor(gyroscope: try ReplayedChannel<MotionSample>(trace: trace, channel: "gyro"), accelerometer: Vanishing())
+        do {
+            for try await _ in sensor.readings(buffering: .unbounded) {}
+            Issue.record("the stream ended without the error")
+        } catch let error as DeviceError {
+            #expect(error.code == .disconnected)
+        }
+    }
+}
