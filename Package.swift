@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HAL", targets: ["HAL"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "Motion", targets: ["Motion"]),
+        .library(name: "NMEA", targets: ["NMEA"]),
         .executable(name: "hal", targets: ["HALCommand"]),
     ],
     dependencies: [
@@ -31,6 +32,9 @@ let package = Package(
 
         // Sources/Sensors (IIO, evdev, GPS) and Sources/Camera (V4L2, expressions) become
         // targets with their backends; see the README in each folder.
+
+        // NMEA 0183: sentences, epochs and fixes. Pure parsing, shared by receivers and importers.
+        .target(name: "NMEA", dependencies: ["HAL"], swiftSettings: strictSwift6),
 
         // Orientation fusion and the panorama's motion controls: pure logic on HAL values.
         .target(name: "Motion", dependencies: ["HAL"], swiftSettings: strictSwift6),
@@ -76,12 +80,15 @@ let package = Package(
 
         .testTarget(
             name: "HALTests", dependencies: ["HAL", "TestSupport"],
-            exclude: ["Fixtures/make-geodesic-reference.py"], swiftSettings: strictSwift6),
+            exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
             name: "SimulatorTests",
             dependencies: ["HAL", "Simulator", "TestSupport"],
             swiftSettings: strictSwift6
         ),
+        .testTarget(
+            name: "NMEATests", dependencies: ["HAL", "NMEA", "TestSupport"], resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",

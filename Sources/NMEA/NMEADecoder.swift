@@ -1,0 +1,159 @@
+import HAL
+
+/// Decodes NMEA 0183 into one ``NMEAFix`` per epoch.
+///
+/// - **Sentences:** RMC, GGA, GSA, GSV, VTG, GLL, GNS, ZDA and GST.
+/// - **Talkers:** GP, GN, GL, GA, GB/BD, GQ and GI.
+/// - **Bad sentences** (bad checksum, truncated, garbage, malformed fields) are counted by
+///   reason in ``statistics`` and skipped; nothing a line holds can crash the decoder.
+///
+/// **Epochs.** An epoch is the set of sentences sharing one UTC time of day. A sentence
+/// with another time closes the epoch, which ``decode(line:)`` then returns; sentences
+/// without a time (GSA, GSV, VTG) belong to the epoch in progress. ``finish()`` closes
+/// the last one.
+///
+/// **Fix mode:** no fix when RMC or GLL says `V`, GGA's quality is 0, GSA says 1 or GNS
+/// says `N`; otherwise GSA's 2D/3D, or 3D when GGA or GNS gave an altitude, else 2D.
+///
+/// **Dates** come from RMC or ZDA and carry over to later epochs, moving on a day when
+/// the time of day wraps past midnight. A date before ``rolloverPivot`` is taken to be
+/// a receiver with the GPS week-number rollover bug, and 1024 weeks are added until it
+/// is not.
+public struct NMEADecoder: Sendable {
+    /// The earliest plausible date, as nanoseconds since 1970: 2000-01-01 by default.
+    public var rolloverPivot: Int64 = 946_684_800 * 1_000_000_000
+    /// Sentences used, and lines rejected, by reason.
+    public private(set) var statistics = Statistics()
+    private var epoch: NMEAFix?
+    private var epochClosed = false
+    private var date: (day: Int, month: Int, year: Int)?
+    private var lastTimeOfDay: Double?
+
+    /// Counts of what the decoder saw.
+    public struct Statistics: Sendable, Hashable {
+        /// Sentences decoded, by type.
+        public var decoded: [String: Int] = [:]
+        /// Lines rejected, by reason.
+        public var rejected: [NMEASentence.Rejection: Int] = [:]
+        /// Epochs closed.
+        public var epochs = 0
+
+        /// All rejected lines.
+        public var rejectedCount: Int { rejected.values.reduce(0, +) }
+    }
+
+    static let talkers: Set<String> = ["GP", "GN", "GL", "GA", "GB", "BD", "GQ", "GI"]
+
+    /// Creates a decoder.
+    public init() {}
+
+    /// Takes one line; returns the epoch it closed, if any.
+    public mutating func decode(line: some StringProtocol) -> NMEAFix? {
+        switch NMEASentence.parse(line) {
+        case .failure(let rejection):
+            if !line.allSatisfy(\.isWhitespace) { statistics.rejected[rejection, default: 0] += 1 }
+            return nil
+        case .success(let sentence):
+            return decode(sentence)
+        }
+    }
+
+    /// Takes one parsed sentence; returns the epoch it closed, if any.
+    public mutating func decode(_ sentence: NMEASentence) -> NMEAFix? {
+        guard Self.talkers.contains(sentence.talker) else {
+            statistics.rejected[.unsupportedType, default: 0] += 1
+            return nil
+        }
+        var update = Update()
+        let parsed: Bool
+        switch sentence.type {
+        case "RMC": parsed = update.rmc(sentence)
+        case "GGA": parsed = update.gga(sentence)
+        case "GSA": parsed = update.gsa(sentence)
+        case "GSV": parsed = true
+        case "VTG": parsed = update.vtg(sentence)
+        case "GLL": parsed = update.gll(sentence)
+        case "GNS": parsed = update.gns(sentence)
+        case "ZDA": parsed = update.zda(sentence)
+        case "GST": parsed = update.gst(sentence)
+        default:
+            statistics.rejected[.unsupportedType, default: 0] += 1
+            return nil
+        }
+        guard parsed else {
+            statistics.rejected[.badField, default: 0] += 1
+            return nil
+        }
+        statistics.decoded[sentence.type, default: 0] += 1
+        var closed: NMEAFix?
+        if let time = update.timeOfDay, let current = epoch, current.timeOfDay != time {
+            closed = close()
+        }
+        if epoch == nil {
+            epoch = NMEAFix()
+            epochClosed = false
+        }
+        update.apply(to: &epoch!, type: sentence.type)
+        if let newDate = update.date { date = newDate }
+        return closed
+    }
+
+    /// Closes the epoch in progress, at the end of input.
+    public mutating func finish() -> NMEAFix? {
+        epoch == nil ? nil : close()
+    }
+
+    private mutating func close() -> NMEAFix? {
+        guard var fix = epoch else { return nil }
+        epoch = nil
+        statistics.epochs += 1
+        fix.mode = fix.resolvedMode
+        if let time = fix.timeOfDay {
+            if let last = lastTimeOfDay, time < last - 43_200, var current = date {
+                // The time of day wrapped past midnight with no new date: the next day.
+                current = Self.civilDate(days: Self.days(current) + 1)
+                date = current
+            }
+            lastTimeOfDay = time
+            if let date {
+                var nanoseconds = Self.days(date) * 86_400_000_000_000 + Int64((time * 1e9).rounded())
+                while nanoseconds < rolloverPivot { nanoseconds += 1024 * 7 * 86_400_000_000_000 }
+                fix.utcNanoseconds = nanoseconds
+            }
+        }
+        return fix
+    }
+
+    // MARK: Calendar
+
+    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    static func days(_ date: (day: Int, month: Int, year: Int)) -> Int64 {
+        let year = Int64(date.month <= 2 ? date.year - 1 : date.year)
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yearOfEra = year - era * 400
+        let month = Int64(date.month)
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + Int64(date.day) - 1
+        return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+    }
+
+    static func civilDate(days: Int64) -> (day: Int, month: Int, year: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (Int(day), Int(month), Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)))
+    }
+}
+
+extension NMEAFix {
+    /// The fix mode from what the epoch's sentences said.
+    var resolvedMode: FixMode {
+        if noFixReported || coordinate == nil { return .none }
+        if let reported = reportedMode { return reported }
+        return altitudeMSL != nil ? .threeDimensional : .twoDimensional
+    }
+}

@@ -1,0 +1,66 @@
+public import HAL
+
+/// Everything the sentences of one epoch said about the receiver's position.
+public struct NMEAFix: Sendable, Hashable {
+    /// The epoch's UTC time, nanoseconds since 1970, once a date is known.
+    public var utcNanoseconds: Int64?
+    /// The time of day in seconds, as the sentences gave it.
+    public var timeOfDay: Double?
+    /// The fix quality.
+    public var mode: FixMode = .none
+    /// The position.
+    public var coordinate: GeoCoordinate?
+    /// Altitude above mean sea level, metres.
+    public var altitudeMSL: Double?
+    /// Geoid separation (ellipsoid minus mean sea level), metres.
+    public var geoidSeparation: Double?
+    /// Speed over ground, m/s.
+    public var speed: Double?
+    /// Course over ground, degrees true.
+    public var course: Double?
+    /// Satellites used.
+    public var satellitesUsed: Int?
+    /// Dilutions of precision.
+    public var hdop: Double?
+    /// Vertical dilution of precision.
+    public var vdop: Double?
+    /// Position dilution of precision.
+    public var pdop: Double?
+    /// GST's 1σ errors in latitude, longitude and altitude, metres.
+    public var sigmaLatitude: Double?
+    /// GST's 1σ longitude error, metres.
+    public var sigmaLongitude: Double?
+    /// GST's 1σ altitude error, metres.
+    public var sigmaAltitude: Double?
+    /// The sentence types that contributed, in order.
+    public var sentences: [String] = []
+    /// Whether a sentence said there is no fix (RMC/GLL `V`, GGA quality 0, GSA 1, GNS `N`).
+    var noFixReported = false
+    /// The mode GSA reported.
+    var reportedMode: FixMode?
+
+    /// The user equivalent range error assumed when no GST gives accuracy: 5 m (1σ), a
+    /// typical figure for a consumer receiver without corrections.
+    public static let assumedRangeError = 5.0
+
+    /// Estimated horizontal error (1σ radius, m): from GST when present, else HDOP × 5 m.
+    public var horizontalAccuracy: Double? {
+        if let sigmaLatitude, let sigmaLongitude { return (sigmaLatitude * sigmaLatitude + sigmaLongitude * sigmaLongitude).squareRoot() }
+        return hdop.map { $0 * Self.assumedRangeError }
+    }
+
+    /// Estimated vertical error (1σ, m): from GST when present, else VDOP × 5 m.
+    public var verticalAccuracy: Double? {
+        sigmaAltitude ?? vdop.map { $0 * Self.assumedRangeError }
+    }
+
+    /// The fix as a HAL reading at `timestamp`. A fix without a position is reported as no fix.
+    public func locationFix(at timestamp: Timestamp) -> LocationFix {
+        guard mode != .none, let coordinate else { return .noFix(at: timestamp, utcNanoseconds: utcNanoseconds) }
+        return LocationFix(
+            timestamp: timestamp, utcNanoseconds: utcNanoseconds, mode: mode, coordinate: coordinate,
+            altitude: mode == .threeDimensional ? altitudeMSL : nil, horizontalAccuracy: horizontalAccuracy,
+            verticalAccuracy: mode == .threeDimensional ? verticalAccuracy : nil, speed: speed, course: course,
+            satellites: satellitesUsed)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HAL
+import NMEA
+
+/// One of gpsd's regression logs, with what gpsd reported for it.
+struct GpsdLog {
+    /// gpsd's final TPV of an epoch.
+    struct Report {
+        var time: Int64
+        var mode: Int
+        var latitude: Double?
+        var longitude: Double?
+        var altitudeMSL: Double?
+    }
+
+    var name: String
+    var lines: [String]
+    /// gpsd's last TPV for each time, in order.
+    var reports: [Report]
+
+    static let folder = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/gpsd-nmea")
+
+    static var names: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".log") }.sorted() ?? []
+    }
+
+    init(_ name: String) throws {
+        self.name = name
+        let raw = try Data(contentsOf: Self.folder.appendingPathComponent(name))
+        lines = String(decoding: raw, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+            .filter { !$0.hasPrefix("#") }
+        var byTime: [Int64: Report] = [:]
+        var order: [Int64] = []
+        let check = try String(contentsOf: Self.folder.appendingPathComponent(name + ".chk"), encoding: .utf8)
+        for line in check.split(whereSeparator: \.isNewline) where line.hasPrefix(#"{"class":"TPV""#) {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let text = object["time"] as? String, let time = Self.parseTime(text)
+            else { continue }
+            let mode = object["mode"] as? Int ?? 0
+            // When the fix is lost gpsd reports mode 1 still stamped with the last valid time;
+            // that report belongs to the next (no-fix) epoch, not to this time.
+            if let earlier = byTime[time], earlier.mode > 1, mode == 1 { continue }
+            if byTime[time] == nil { order.append(time) }
+            byTime[time] = Report(
+                time: time, mode: object["mode"] as? Int ?? 0, latitude: object["lat"] as? Double,
+                longitude: object["lon"] as? Double, altitudeMSL: object["altMSL"] as? Double)
+        }
+        reports = order.map { byTime[$0]! }
+    }
+
+    /// Our fixes by UTC time.
+    func decoded() -> (fixes: [Int64: NMEAFix], decoder: NMEADecoder) {
+        var decoder = NMEADecoder()
+        var fixes: [Int64: NMEAFix] = [:]
+        for line in lines {
+            if let fix = decoder.decode(line: line), let time = fix.utcNanoseconds { fixes[time] = fix }
+        }
+        if let fix = decoder.finish(), let time = fix.utcNanoseconds { fixes[time] = fix }
+        return (fixes, decoder)
+    }
+
+    static func parseTime(_ text: String) -> Int64? {
+        // 2014-12-31T03:07:19.000Z
+        let parts = text.dropLast().split(separator: "T")
+        guard parts.count == 2 else { return nil }
+        let date = parts[0].split(separator: "-").compactMap { Int($0) }
+        let time = parts[1].split(separator: ":")
+        guard date.count == 3, time.count == 3, let hours = Int(time[0]), let minutes = Int(time[1]), let seconds = Double(time[2]) else { return nil }
+        let days = daysFromCivil(date[0], date[1], date[2])
+        return days * 86_400_000_000_000 + Int64(hours * 3600 + minutes * 60) * 1_000_000_000 + Int64((seconds * 1e9).rounded())
+    }
+
+    static func daysFromCivil(_ y: Int, _ m: Int, _ d: Int) -> Int64 {
+        let year = Int64(m <= 2 ? y - 1 : y)
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yoe = year - era * 400
+        let doy = (153 * Int64(m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(d) - 1
+        return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+    }
+}
