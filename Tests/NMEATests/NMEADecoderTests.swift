@@ -1,0 +1,140 @@
+import HAL
+import NMEA
+import Testing
+
+@Suite struct NMEADecoderTests {
+    let encoder = NMEAEncoder()
+
+    /// A correctly checksummed sentence from a body such as `GPRMC,...`.
+    func line(_ body: String) -> String {
+        let fields = body.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return NMEAEncoder(talker: String(body.prefix(2))).sentence(String(body.dropFirst(2).prefix(3)), Array(fields.dropFirst()))
+    }
+
+    func decodeAll(_ lines: [String], decoder: inout NMEADecoder) -> [NMEAFix] {
+        var fixes = lines.compactMap { decoder.decode(line: $0) }
+        if let last = decoder.finish() { fixes.append(last) }
+        return fixes
+    }
+
+    @Test func checksumsAreCheckedAndBadLinesCountedByReason() {
+        var decoder = NMEADecoder()
+        let good = line("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        var corrupted = Array(good)
+        corrupted[10] = "9"
+        let lines = [
+            good,
+            String(corrupted),                                       // bad checksum
+            String(good.prefix(30)),                                 // truncated
+            "\u{01}\u{FF}garbage\u{7F}",                             // no start
+            "$GPGGA,1235\u{07}19,4807.038*00",                       // control character
+            line("GPRMC,123519,A,4807.038,N,01131.000,E"),           // fine: a short RMC is still valid
+            line("GPZZZ,1,2,3"),                                     // unsupported type
+            line("GPGGA,123520,48x7.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),  // malformed field
+            "",
+        ]
+        let fixes = decodeAll(lines, decoder: &decoder)
+        #expect(decoder.statistics.rejected == [.badChecksum: 1, .noChecksum: 1, .noStart: 1, .badCharacters: 1, .unsupportedType: 1, .badField: 1])
+        #expect(decoder.statistics.decoded == ["GGA": 1, "RMC": 1])
+        #expect(fixes.count == 1)
+        #expect(fixes[0].coordinate == GeoCoordinate(latitude: 48 + 7.038 / 60, longitude: 11 + 31.0 / 60))
+    }
+
+    @Test func everySentenceTypeContributesToItsEpoch() throws {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GNGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,"),
+            line("GNGSA,A,3,10,07,05,02,29,04,08,13,,,,,1.72,1.03,1.38,1"),
+            line("GLGSV,1,1,02,65,30,100,40,66,50,200,45"),
+            line("GNRMC,092750.000,A,5321.6802,N,00630.3372,W,0.02,31.66,280511,,,A"),
+            line("GNVTG,31.66,T,,M,0.02,N,0.04,K,A"),
+            line("GAGLL,5321.6802,N,00630.3372,W,092750.000,A,A"),
+            line("GPGST,092750.000,1.2,0.9,0.6,45,1.5,2.0,3.0"),
+            line("GBZDA,092750.000,28,05,2011,00,00"),
+            line("GQGNS,092751.000,5321.6803,N,00630.3373,W,AAN,08,1.0,61.8,55.2,,,V"),
+            line("BDGSA,A,3,01,02,03,,,,,,,,,,2.0,1.0,1.7"),
+        ], decoder: &decoder)
+        #expect(fixes.count == 2)
+        let first = fixes[0]
+        #expect(first.mode == .threeDimensional)
+        #expect(first.utcNanoseconds == 1_306_574_870_000_000_000)  // 2011-05-28T09:27:50Z
+        #expect(abs(first.coordinate!.latitude - 53.36133666) < 1e-8)
+        #expect(abs(first.coordinate!.longitude + 6.50562) < 1e-8)
+        #expect(first.altitudeMSL == 61.7)
+        #expect(first.satellitesUsed == 8)
+        #expect(first.hdop == 1.03 && first.vdop == 1.38 && first.pdop == 1.72)
+        #expect(abs(first.speed! - 0.02 * 1852 / 3600) < 1e-12)
+        #expect(first.course == 31.66)
+        // Accuracy from GST: √(1.5² + 2²) = 2.5 m.
+        #expect(first.horizontalAccuracy == 2.5)
+        #expect(first.verticalAccuracy == 3.0)
+        #expect(first.sentences == ["GGA", "GSA", "GSV", "RMC", "VTG", "GLL", "GST", "ZDA"])
+        // The GNS epoch one second later keeps the date and is 3D from its altitude and BD's GSA.
+        #expect(fixes[1].utcNanoseconds == 1_306_574_871_000_000_000)
+        #expect(fixes[1].mode == .threeDimensional)
+        let reading = fixes[1].locationFix(at: Timestamp(nanoseconds: 5))
+        #expect(reading.altitude == 61.8)
+        #expect(reading.horizontalAccuracy == 5.0)  // no GST: HDOP 1.0 × 5 m
+    }
+
+    @Test func lossAndRecoveryOfFixNeverShowStaleCoordinates() {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GPRMC,120000,A,4916.45,N,12311.12,W,0.5,54.7,211126,,,A"),
+            line("GPGGA,120000,4916.45,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+            line("GPRMC,120001,V,,,,,,,211126,,,N"),
+            line("GPGGA,120001,,,,,0,00,,,M,,M,,"),
+            line("GPRMC,120002,V,4916.45,N,12311.12,W,,,211126,,,N"),
+            line("GPRMC,120003,A,4916.46,N,12311.13,W,0.4,50.0,211126,,,A"),
+        ], decoder: &decoder)
+        #expect(fixes.map(\.mode) == [.threeDimensional, .none, .none, .twoDimensional])
+        let readings = fixes.map { $0.locationFix(at: .zero) }
+        #expect(readings[1].coordinate == nil)
+        #expect(readings[2].coordinate == nil)  // a receiver repeating its last position with status V
+        #expect(readings[3].coordinate != nil)
+    }
+
+    @Test func theGPSWeekRolloverIsCorrected() {
+        var decoder = NMEADecoder()
+        // A receiver with the 1024-week bug reports 1999-08-27 for 2019-04-12.
+        let fix = decodeAll([line("GPRMC,101500,A,4916.45,N,12311.12,W,,,270899,,,A")], decoder: &decoder)[0]
+        #expect(fix.utcNanoseconds == 1_555_064_100_000_000_000)  // 2019-04-12T10:15:00Z
+        var older = NMEADecoder()
+        older.rolloverPivot = 0
+        let raw = decodeAll([line("GPRMC,101500,A,4916.45,N,12311.12,W,,,270899,,,A")], decoder: &older)[0]
+        #expect(raw.utcNanoseconds == 935_748_900_000_000_000)  // 1999-08-27T10:15:00Z as reported
+    }
+
+    @Test func midnightMovesTheDateOn() {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GPRMC,235959,A,4916.45,N,12311.12,W,,,311226,,,A"),
+            line("GPGGA,000000,4916.45,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+        ], decoder: &decoder)
+        #expect(fixes.map(\.utcNanoseconds) == [1_798_761_599_000_000_000, 1_798_761_600_000_000_000])  // 2026-12-31T23:59:59Z, 2027-01-01T00:00:00Z
+    }
+
+    @Test func theEncoderRoundTripsThroughTheDecoder() {
+        let fix = LocationFix(
+            timestamp: .zero, utcNanoseconds: 1_795_262_400_250_000_000, mode: .threeDimensional,
+            coordinate: GeoCoordinate(latitude: 49.2676512345, longitude: -123.2521398765), altitude: 78.46,
+            horizontalAccuracy: 3.2, verticalAccuracy: 5.1, speed: 1.4, course: 271.25, satellites: 9)
+        var decoder = NMEADecoder()
+        let decoded = decodeAll(encoder.sentences(for: fix), decoder: &decoder)
+        #expect(decoder.statistics.rejectedCount == 0)
+        let back = decoded[0].locationFix(at: .zero)
+        #expect(back.mode == .threeDimensional)
+        #expect(back.utcNanoseconds == fix.utcNanoseconds)
+        // Six decimals of minutes: within 1e-8° (about 2 mm).
+        #expect(abs(back.coordinate!.latitude - 49.2676512345) < 1e-8)
+        #expect(abs(back.coordinate!.longitude + 123.2521398765) < 1e-8)
+        #expect(back.altitude == 78.5)
+        #expect(abs(back.horizontalAccuracy! - 3.2) < 0.01)
+        #expect(abs(back.speed! - 1.4) < 0.001)
+        #expect(back.course == 271.25)
+        #expect(back.satellites == 9)
+        let lost = decodeAll(encoder.sentences(for: .noFix(at: .zero, utcNanoseconds: fix.utcNanoseconds)), decoder: &decoder)
+        #expect(lost.last?.mode == FixMode.none)
+        #expect(lost.last?.locationFix(at: .zero).coordinate == nil)
+    }
+}
