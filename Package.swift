@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "HAL",
+                "HAL", "NMEA",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6

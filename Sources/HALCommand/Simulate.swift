@@ -15,9 +15,7 @@ struct Simulate: ParsableCommand {
 
     func run() throws {
         let trace = try MotionScript.load(path: script).generate(source: "sim:\(script)")
-        let writer = try TraceWriter(path: out, header: trace.header, durability: .buffered)
-        for record in trace.records { try writer.write(record) }
-        try writer.close()
+        try write(trace, to: out)
         printError("wrote \(trace.records.count) records, \(format3(trace.duration.seconds)) s, to \(out)")
     }
 }

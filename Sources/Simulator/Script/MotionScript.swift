@@ -161,19 +161,9 @@ public struct MotionScript: Sendable, Hashable, Codable {
         public var rollPeriod: Double?
     }
 
-    /// Reads a script file.
+    /// Reads a script file, refusing unknown fields.
     public static func load(path: String) throws -> MotionScript {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ScriptError(file: path, "cannot read: \(error.localizedDescription)")
-        }
-        let script: MotionScript
-        do { script = try JSONDecoder().decode(MotionScript.self, from: data) } catch let error as DecodingError {
-            throw ScriptError(file: path, ScriptError.describe(error))
-        }
-        if let unknown = try UnknownKeys.find(in: data, decoded: script).first {
-            throw ScriptError(file: path, "\(unknown): unknown field")
-        }
+        let script: MotionScript = try ScriptFile.decode(path: path)
         try script.validate(file: path)
         return script
     }

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import HAL
+import Simulator
+
+/// `hal gps …`: walks for QA, file formats, and privacy.
+struct GPSCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gps",
+        abstract: "Scripted GPS walks, NMEA and GPX files, and privacy scrubbing of recorded routes.",
+        subcommands: [Walk.self, Export.self, Import.self, Scrub.self])
+
+    /// `hal gps walk SCENARIO -o TRACE`.
+    struct Walk: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Generate a trace from a GPS walk scenario (.walk.json). The same scenario and seed give the same bytes.")
+
+        @Argument(help: "The walk scenario.")
+        var scenario: String
+
+        @Option(name: [.short, .long], help: "The trace file to write.")
+        var out: String
+
+        func run() throws {
+            let (walk, places) = try WalkScenario.load(path: scenario)
+            let trace = walk.generate(places: places, source: "sim:\(scenario)")
+            try write(trace, to: out)
+            let fixes = trace.records.count
+            let lost = trace.records.filter { LocationFix($0.reading)?.mode == FixMode.none }.count
+            printError("wrote \(fixes) fixes (\(lost) without a fix), \(format3(trace.duration.seconds)) s, to \(out)")
+        }
+    }
+
+    /// `hal gps export TRACE --gpx|--nmea [-o FILE]`.
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Export a trace's location channel as GPX or as an NMEA log.")
+
+        enum Format: String, EnumerableFlag {
+            case gpx, nmea
+        }
+
+        @Argument(help: "The trace file (.jsonl).")
+        var trace: String
+
+        @Flag(help: "The output format.")
+        var format: Format
+
+        @Option(help: "The location channel, when the trace has several.")
+        var channel: String?
+
+        @Option(name: [.short, .long], help: "The file to write; standard output when absent.")
+        var out: String?
+
+        func run() throws {
+            let loaded = try Trace.load(path: trace)
+            let track = try LocationTrack(trace: loaded, channel: channel)
+            let name = loaded.header.metadata["title"] ?? URL(fileURLWithPath: trace).deletingPathExtension().lastPathComponent
+            let text = format == .gpx ? track.gpx(name: name) : track.nmea()
+            if let out {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: out))
+                printError("wrote \(track.fixes.count) fixes as \(format.rawValue.uppercased()) to \(out)")
+            } else {
+                var output = StandardOutput()
+                output.bytes(Array(text.utf8))
+                output.flush()
+            }
+        }
+    }
+
+    /// `hal gps import LOG -o TRACE`.
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Import an NMEA log into a trace, reporting rejected sentences by reason.")
+
+        @Argument(help: "The NMEA log.")
+        var log: String
+
+        @Option(name: [.short, .long], help: "The trace file to write.")
+        var out: String
+
+        func run() throws {
+            let data = try Data(contentsOf: URL(fileURLWithPath: log))
+            let (track, statistics, skipped) = LocationTrack.importNMEA(String(decoding: data, as: UTF8.self))
+            try write(track.trace(source: "nmea:\(log)", metadata: ["imported-from": log]), to: out)
+            let rejected = statistics.rejected.map { "\($0.value) \($0.key)" }.sorted().joined(separator: ", ")
+            printError("wrote \(track.fixes.count) fixes from \(statistics.epochs) epochs to \(out)"
+                + (skipped > 0 ? "; \(skipped) epochs before the first date left out" : "")
+                + (rejected.isEmpty ? "" : "; rejected: \(rejected)"))
+        }
+    }
+
+    /// `hal gps scrub TRACE -o OUT --radius M [--decimals N]`.
+    struct Scrub: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Hide where a recorded route starts and ends, and optionally coarsen it, before sharing it.")
+
+        @Argument(help: "The trace file (.jsonl).")
+        var trace: String
+
+        @Option(name: [.short, .long], help: "The scrubbed trace file to write.")
+        var out: String
+
+        @Option(help: "Drop fixes within this many metres of the start and of the end.")
+        var radius: Double
+
+        @Option(help: "Round coordinates to this many decimal places (4 is about 11 m).")
+        var decimals: Int?
+
+        @Option(help: "The location channel, when the trace has several.")
+        var channel: String?
+
+        func validate() throws {
+            if !(radius >= 0) { throw ValidationError("--radius takes metres, 0 or more") }
+            if let decimals, !(0...9).contains(decimals) { throw ValidationError("--decimals takes 0 to 9") }
+        }
+
+        func run() throws {
+            let loaded = try Trace.load(path: trace)
+            let track = try LocationTrack(trace: loaded, channel: channel)
+            let scrubbed = track.scrubbed(radius: radius, decimals: decimals)
+            let channelInfo = loaded.header.channels.first { $0.id == track.channel }
+            try write(scrubbed.trace(source: channelInfo?.source ?? "scrubbed", rate: channelInfo?.rate, metadata: ["scrubbed-radius-m": String(radius)]), to: out)
+            printError("kept \(scrubbed.fixes.count) of \(track.fixes.count) fixes in \(out)")
+        }
+    }
+}
+
+/// Writes a whole trace to a file.
+func write(_ trace: Trace, to path: String) throws {
+    let writer = try TraceWriter(path: path, header: trace.header, durability: .buffered)
+    for record in trace.records { try writer.write(record) }
+    try writer.close()
+}

@@ -1,0 +1,159 @@
+import HAL
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension WalkScenario {
+    /// Satellites reported in good conditions and in degraded ones.
+    static let satellites = (normal: 9, degraded: 5)
+
+    /// Generates the walk's trace: one `gps` location channel at ``rate``, starting at
+    /// timestamp 0 and UTC ``start``.
+    ///
+    /// - The true position moves along straight geodesic legs at constant speed, with
+    ///   altitude interpolated between places (80 m where a place has none).
+    /// - Noise is first-order Gauss-Markov per axis (east, north: σ = horizontal/√2;
+    ///   up: σ = vertical), so the error drifts and does not jump.
+    /// - In a dropout the fix is `none`, with no coordinates.
+    /// - A degraded region multiplies the noise and the reported accuracy by its factor and
+    ///   drops the satellites used from 9 to 5.
+    /// - A multipath jump moves the reported position for its duration.
+    /// - Reported accuracy is the noise's σ (1σ, metres) times any degradation.
+    public func generate(places: [String: Place], source: String = "sim:walk") -> Trace {
+        let header = TraceHeader(
+            channels: [TraceChannel(id: "gps", kind: .location, source: source + "#gps", rate: rate, name: "Scripted GPS walk", backend: "sim")],
+            metadata: ["generator": "WalkScenario", "seed": String(seed)].merging(title.map { ["title": $0] } ?? [:]) { a, _ in a })
+        let legs = legs(places: places)
+        let end = legs.last?.end ?? 0
+        let startUTC = UTCTimestampFormat.parse(start) ?? 0
+        let period = 1 / rate
+        var random = SeededRandom(seed: seed)
+        let jumpBearings = (multipath ?? []).map { $0.bearing ?? random.unit() * 360 }
+        var error = (east: 0.0, north: 0.0, up: 0.0)
+        var records: [TraceRecord] = []
+        var index = 0
+        while Double(index) * period <= end + 1e-9 {
+            let time = Double(index) * period
+            let nanoseconds = Int64((time * 1e9).rounded())
+            index += 1
+            let truth = position(at: time, legs: legs)
+            // Advance the noise every sample, dropout or not, so that a dropout changes nothing after it.
+            if let noise {
+                let decay = exp(-period / noise.correlation)
+                let drive = (1 - decay * decay).squareRoot()
+                let horizontal = noise.horizontal / 2.0.squareRoot()
+                error.east = decay * error.east + drive * horizontal * random.gaussian()
+                error.north = decay * error.north + drive * horizontal * random.gaussian()
+                error.up = decay * error.up + drive * (noise.vertical ?? 0) * random.gaussian()
+            }
+            let timestamp = Timestamp(nanoseconds: nanoseconds)
+            let utc = startUTC + nanoseconds
+            if (dropouts ?? []).contains(where: { $0.contains(time: time, position: truth.coordinate, places: places) }) {
+                records.append(TraceRecord(channel: 0, reading: .location(.noFix(at: timestamp, utcNanoseconds: utc))))
+                continue
+            }
+            let factor = (degraded ?? []).filter { $0.contains(time: time, position: truth.coordinate, places: places) }
+                .map { $0.factor ?? 1 }.max() ?? 1
+            var east = error.east * factor, north = error.north * factor
+            for (jump, bearing) in zip(multipath ?? [], jumpBearings) where (jump.at..<(jump.at + jump.seconds)).contains(time) {
+                east += jump.jump * sin(bearing * .pi / 180)
+                north += jump.jump * cos(bearing * .pi / 180)
+            }
+            let offset = (east * east + north * north).squareRoot()
+            let reported = offset > 0
+                ? truth.coordinate.destination(distance: offset, bearing: atan2(east, north) * 180 / .pi)
+                : truth.coordinate
+            let horizontal = noise.map { $0.horizontal * factor }
+            records.append(TraceRecord(channel: 0, reading: .location(LocationFix(
+                timestamp: timestamp, utcNanoseconds: utc, mode: .threeDimensional,
+                coordinate: GeoCoordinate(latitude: Self.rounded(reported.latitude, 1e-9), longitude: Self.rounded(reported.longitude, 1e-9)),
+                altitude: Self.rounded(truth.altitude + error.up * factor, 1e-3),
+                horizontalAccuracy: horizontal.map { Self.rounded($0, 1e-3) },
+                verticalAccuracy: noise?.vertical.map { Self.rounded($0 * factor, 1e-3) },
+                speed: Self.rounded(truth.speed, 1e-3), course: truth.speed > 0 ? Self.rounded(truth.course, 1e-2) : nil,
+                satellites: factor > 1 ? Self.satellites.degraded : Self.satellites.normal))))
+        }
+        return Trace(header: header, records: records)
+    }
+
+    /// Rounds to a multiple of `step`, so traces hold sensible digits (1e-9° is 0.1 mm).
+    private static func rounded(_ value: Double, _ step: Double) -> Double {
+        ((value / step).rounded() * step * 1e12).rounded() / 1e12
+    }
+
+    /// One stretch of the walk: from `start` to `end` seconds, moving from `from` to `to`
+    /// until `arrive`, then dwelling.
+    struct Leg {
+        var start: Double
+        var arrive: Double
+        var end: Double
+        var from: Place
+        var to: Place
+        var distance: Double
+        var bearing: Double
+    }
+
+    /// Where the walker truly is.
+    struct Truth {
+        var coordinate: GeoCoordinate
+        var altitude: Double
+        var speed: Double
+        var course: Double
+    }
+
+    func legs(places: [String: Place]) -> [Leg] {
+        func resolve(_ target: Target?) -> Place {
+            switch target {
+            case .named(let name): places[name]!
+            case .point(let place): place
+            case nil: Place(name: nil, lat: 0, lon: 0, alt: nil)
+            }
+        }
+        var current = resolve(route.first?.at)
+        var time = 0.0
+        var legs = [Leg(start: 0, arrive: 0, end: route.first?.dwell ?? 0, from: current, to: current, distance: 0, bearing: 0)]
+        time = legs[0].end
+        for step in route.dropFirst() {
+            let destination = resolve(step.to)
+            let distance = current.coordinate.distance(to: destination.coordinate)
+            let travel = step.duration ?? distance / step.speed!
+            legs.append(Leg(
+                start: time, arrive: time + travel, end: time + travel + (step.dwell ?? 0), from: current, to: destination,
+                distance: distance, bearing: current.coordinate.bearing(to: destination.coordinate)))
+            time += travel + (step.dwell ?? 0)
+            current = destination
+        }
+        return legs
+    }
+
+    func position(at time: Double, legs: [Leg]) -> Truth {
+        let leg = legs.last { $0.start <= time } ?? legs[0]
+        let altitudeFrom = leg.from.alt ?? 80, altitudeTo = leg.to.alt ?? 80
+        guard time < leg.arrive, leg.arrive > leg.start else {
+            return Truth(coordinate: leg.to.coordinate, altitude: altitudeTo, speed: 0, course: leg.bearing)
+        }
+        let fraction = (time - leg.start) / (leg.arrive - leg.start)
+        return Truth(
+            coordinate: leg.from.coordinate.destination(distance: leg.distance * fraction, bearing: leg.bearing),
+            altitude: altitudeFrom + (altitudeTo - altitudeFrom) * fraction,
+            speed: leg.distance / (leg.arrive - leg.start), course: leg.bearing)
+    }
+}
+
+extension WalkScenario.Region {
+    /// Whether the region holds at `time` (seconds) for a walker truly at `position`.
+    func contains(time: Double, position: GeoCoordinate, places: [String: WalkScenario.Place]) -> Bool {
+        if let from, time < from { return false }
+        if let to, time >= to { return false }
+        guard let inside else { return true }
+        let centre: GeoCoordinate = switch inside {
+        case .named(let name): places[name]!.coordinate
+        case .point(let place): place.coordinate
+        }
+        return centre.distance(to: position) <= (radius ?? 0)
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+public import HAL
+
+/// A scripted GPS walk for QA: places, a route with speeds and dwell times, and how the
+/// receiver misbehaves on the way (noise, dropouts, degraded accuracy, multipath jumps).
+///
+/// The format is JSON, described in `docs/gps-walks.md`. ``generate(source:)`` turns a
+/// scenario into a trace with one `gps` location channel; the same scenario and seed give
+/// the same bytes.
+public struct WalkScenario: Sendable, Hashable, Codable {
+    /// A name, copied into the trace's metadata.
+    public var title: String?
+    /// UTC time of the first fix, ISO 8601 (`2026-09-08T17:00:00Z`).
+    public var start: String
+    /// Fixes per second.
+    public var rate: Double
+    /// The seed of every random part.
+    public var seed: UInt64
+    /// A places library to load, relative to the scenario file.
+    public var placesFile: String?
+    /// Places defined in the scenario itself (they override the library's).
+    public var places: [String: Place]?
+    /// The route: the first step is where the walk starts (`at`); the rest go `to` places.
+    public var route: [Step]
+    /// Position noise; none when absent.
+    public var noise: Noise?
+    /// When or where the receiver has no fix.
+    public var dropouts: [Region]?
+    /// When or where accuracy is worse by a factor.
+    public var degraded: [Region]?
+    /// Sudden position jumps, as from signals reflected off buildings.
+    public var multipath: [Jump]?
+
+    /// A named place.
+    public struct Place: Sendable, Hashable, Codable {
+        /// A display name.
+        public var name: String?
+        /// Latitude, degrees.
+        public var lat: Double
+        /// Longitude, degrees.
+        public var lon: Double
+        /// Altitude above mean sea level, metres.
+        public var alt: Double?
+
+        /// The place's coordinate.
+        public var coordinate: GeoCoordinate { GeoCoordinate(latitude: lat, longitude: lon) }
+    }
+
+    /// A place by name, or a coordinate written out.
+    public enum Target: Sendable, Hashable, Codable {
+        /// A place of the library or the scenario.
+        case named(String)
+        /// A coordinate.
+        case point(Place)
+
+        /// Decodes a string as a name and an object as a point.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let name = try? container.decode(String.self) {
+                self = .named(name)
+            } else {
+                self = .point(try container.decode(Place.self))
+            }
+        }
+
+        /// Encodes a name as a string and a point as an object.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .named(let name): try container.encode(name)
+            case .point(let place): try container.encode(place)
+            }
+        }
+    }
+
+    /// One step of the route.
+    public struct Step: Sendable, Hashable, Codable {
+        /// Where the walk starts (first step only).
+        public var at: Target?
+        /// Where this leg goes.
+        public var to: Target?
+        /// Walking speed, m/s (1.4 is a stroll).
+        public var speed: Double?
+        /// Or the leg's duration, seconds.
+        public var duration: Double?
+        /// Seconds to stay on arrival.
+        public var dwell: Double?
+    }
+
+    /// Gauss-Markov position noise: it drifts like a real receiver's error instead of jumping.
+    public struct Noise: Sendable, Hashable, Codable {
+        /// 1σ horizontal error radius, metres.
+        public var horizontal: Double
+        /// 1σ vertical error, metres.
+        public var vertical: Double?
+        /// The error's correlation time, seconds.
+        public var correlation: Double
+    }
+
+    /// A stretch of time, or an area, or both (then it applies inside the area during the time).
+    public struct Region: Sendable, Hashable, Codable {
+        /// Start, seconds from the walk's start.
+        public var from: Double?
+        /// End, seconds from the walk's start.
+        public var to: Double?
+        /// The centre of a circular area.
+        public var inside: Target?
+        /// The circle's radius, metres.
+        public var radius: Double?
+        /// For degraded regions: how many times worse the accuracy is.
+        public var factor: Double?
+    }
+
+    /// A multipath jump: the position is off by `jump` metres towards `bearing` for `seconds`.
+    public struct Jump: Sendable, Hashable, Codable {
+        /// When it starts, seconds from the walk's start.
+        public var at: Double
+        /// How long it lasts.
+        public var seconds: Double
+        /// How far off, metres.
+        public var jump: Double
+        /// Which way, degrees from north; random (seeded) when absent.
+        public var bearing: Double?
+    }
+
+    /// A places library file: `{"places": {"id": {"name": …, "lat": …, "lon": …, "alt": …}}}`.
+    public struct Library: Sendable, Hashable, Codable {
+        /// The places by id.
+        public var places: [String: Place]
+    }
+
+    /// Reads a scenario and its places library, refusing unknown fields and unknown places.
+    public static func load(path: String) throws -> (WalkScenario, places: [String: Place]) {
+        let scenario: WalkScenario = try ScriptFile.decode(path: path)
+        var places: [String: Place] = [:]
+        if let library = scenario.placesFile {
+            let libraryPath = library.hasPrefix("/") ? library : TracePath.folder(ofTraceAt: path) + "/" + library
+            places = try (ScriptFile.decode(path: libraryPath) as Library).places
+        }
+        places.merge(scenario.places ?? [:]) { _, own in own }
+        try scenario.validate(places: places, file: path)
+        return (scenario, places)
+    }
+
+    /// Checks the scenario against its places.
+    public func validate(places: [String: Place], file: String? = nil) throws {
+        guard UTCTimestampFormat.parse(start) != nil else { throw ScriptError(file: file, "start: '\(start)' is not an ISO 8601 UTC time") }
+        guard rate > 0, rate <= 100 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 100 Hz") }
+        func check(_ target: Target?, _ place: String) throws {
+            if case .named(let name) = target, places[name] == nil {
+                let known = places.keys.sorted().joined(separator: ", ")
+                throw ScriptError(file: file, "\(place): no place '\(name)' (places: \(known))")
+            }
+        }
+        guard let first = route.first, first.at != nil, first.to == nil else {
+            throw ScriptError(file: file, "route[0]: the route starts with {\"at\": PLACE}")
+        }
+        for (index, step) in route.enumerated() {
+            try check(step.at, "route[\(index)].at")
+            try check(step.to, "route[\(index)].to")
+            if index > 0 {
+                guard step.to != nil, step.at == nil else { throw ScriptError(file: file, "route[\(index)]: a leg goes {\"to\": PLACE}") }
+                guard (step.speed == nil) != (step.duration == nil), (step.speed ?? step.duration!) > 0 else {
+                    throw ScriptError(file: file, "route[\(index)]: give a positive speed or duration, one of them")
+                }
+            }
+            if let dwell = step.dwell, dwell < 0 { throw ScriptError(file: file, "route[\(index)].dwell: must not be negative") }
+        }
+        for (name, regions) in [("dropouts", dropouts ?? []), ("degraded", degraded ?? [])] {
+            for (index, region) in regions.enumerated() {
+                let place = "\(name)[\(index)]"
+                try check(region.inside, place + ".inside")
+                guard region.inside != nil || region.from != nil || region.to != nil else {
+                    throw ScriptError(file: file, "\(place): give a time (from, to), an area (inside, radius), or both")
+                }
+                if region.inside != nil, !((region.radius ?? 0) > 0) { throw ScriptError(file: file, "\(place).radius: an area needs a positive radius") }
+                if name == "degraded", !((region.factor ?? 0) >= 1) { throw ScriptError(file: file, "\(place).factor: a factor of 1 or more") }
+            }
+        }
+        if let noise, !(noise.horizontal >= 0 && noise.correlation > 0) {
+            throw ScriptError(file: file, "noise: horizontal must be 0 or more and correlation positive")
+        }
+    }
+}
+
+/// Reading JSON scripts with errors that name the file and the place in it.
+enum ScriptFile {
+    static func decode<Value: Codable>(path: String) throws -> Value {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ScriptError(file: path, "cannot read: \(error.localizedDescription)")
+        }
+        let value: Value
+        do { value = try JSONDecoder().decode(Value.self, from: data) } catch let error as DecodingError {
+            throw ScriptError(file: path, ScriptError.describe(error))
+        } catch {
+            throw ScriptError(file: path, "not JSON: \(error.localizedDescription)")
+        }
+        if let unknown = try UnknownKeys.find(in: data, decoded: value).first {
+            throw ScriptError(file: path, "\(unknown): unknown field")
+        }
+        return value
+    }
+}
