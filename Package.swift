@@ -78,6 +78,14 @@ let package = Package(
         // What several test targets share: where the package is.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
 
+        // NMEA decode throughput: `Benchmarks/nmea` builds this in release and runs it beside pynmea2.
+        .executableTarget(
+            name: "NMEADecode",
+            dependencies: ["HAL", "NMEA"],
+            path: "Benchmarks/NMEADecode",
+            swiftSettings: strictSwift6
+        ),
+
         .testTarget(
             name: "HALTests", dependencies: ["HAL", "TestSupport"],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),

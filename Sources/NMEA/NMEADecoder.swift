@@ -25,75 +25,89 @@ public struct NMEADecoder: Sendable {
     /// Sentences used, and lines rejected, by reason.
     public private(set) var statistics = Statistics()
     private var epoch: NMEAFix?
-    private var epochClosed = false
     private var date: (day: Int, month: Int, year: Int)?
     private var lastTimeOfDay: Double?
+
+    private var fieldScratch: [Range<Int>] = []
 
     /// Counts of what the decoder saw.
     public struct Statistics: Sendable, Hashable {
         /// Sentences decoded, by type.
-        public var decoded: [String: Int] = [:]
+        public var decoded: [String: Int] {
+            var counts: [String: Int] = [:]
+            for type in SentenceType.allCases where decodedCounts[Self.index(type)] > 0 { counts[type.rawValue] = decodedCounts[Self.index(type)] }
+            return counts
+        }
         /// Lines rejected, by reason.
-        public var rejected: [NMEASentence.Rejection: Int] = [:]
+        public var rejected: [NMEASentence.Rejection: Int] {
+            var counts: [NMEASentence.Rejection: Int] = [:]
+            for (index, reason) in NMEASentence.Rejection.allCases.enumerated() where rejectedCounts[index] > 0 { counts[reason] = rejectedCounts[index] }
+            return counts
+        }
         /// Epochs closed.
         public var epochs = 0
+        var decodedCounts = [Int](repeating: 0, count: SentenceType.allCases.count)
+        var rejectedCounts = [Int](repeating: 0, count: NMEASentence.Rejection.allCases.count)
 
         /// All rejected lines.
-        public var rejectedCount: Int { rejected.values.reduce(0, +) }
+        public var rejectedCount: Int { rejectedCounts.reduce(0, +) }
+
+        mutating func reject(_ reason: NMEASentence.Rejection) {
+            rejectedCounts[NMEASentence.Rejection.allCases.firstIndex(of: reason)!] += 1
+        }
+
+        mutating func count(_ type: SentenceType) {
+            decodedCounts[Self.index(type)] += 1
+        }
+
+        static func index(_ type: SentenceType) -> Int { SentenceType.allCases.firstIndex(of: type)! }
     }
 
-    static let talkers: Set<String> = ["GP", "GN", "GL", "GA", "GB", "BD", "GQ", "GI"]
+    /// The talkers read, as their two bytes: GP, GN, GL, GA, GB, BD, GQ, GI.
+    static func isKnownTalker(_ talker: (UInt8, UInt8)) -> Bool {
+        switch talker {
+        case (71, 80), (71, 78), (71, 76), (71, 65), (71, 66), (66, 68), (71, 81), (71, 73): true
+        default: false
+        }
+    }
 
     /// Creates a decoder.
     public init() {}
 
     /// Takes one line; returns the epoch it closed, if any.
     public mutating func decode(line: some StringProtocol) -> NMEAFix? {
-        switch NMEASentence.parse(line) {
-        case .failure(let rejection):
-            if !line.allSatisfy(\.isWhitespace) { statistics.rejected[rejection, default: 0] += 1 }
-            return nil
-        case .success(let sentence):
-            return decode(sentence)
-        }
+        var text = String(line)
+        return text.withUTF8 { decode(bytes: $0) }
     }
 
-    /// Takes one parsed sentence; returns the epoch it closed, if any.
-    public mutating func decode(_ sentence: NMEASentence) -> NMEAFix? {
-        guard Self.talkers.contains(sentence.talker) else {
-            statistics.rejected[.unsupportedType, default: 0] += 1
+    /// Takes one line as bytes; returns the epoch it closed, if any.
+    public mutating func decode(bytes: UnsafeBufferPointer<UInt8>) -> NMEAFix? {
+        var fields = fieldScratch
+        defer { fieldScratch = fields }
+        let framed: FramedSentence
+        switch FramedSentence.frame(bytes, fields: &fields) {
+        case .failure(let rejection):
+            if bytes.contains(where: { $0 > 32 }) { statistics.reject(rejection) }
+            return nil
+        case .success(let sentence):
+            framed = sentence
+        }
+        guard !framed.isProprietary, Self.isKnownTalker(framed.talker), let type = framed.type else {
+            statistics.reject(.unsupportedType)
             return nil
         }
         var update = Update()
-        let parsed: Bool
-        switch sentence.type {
-        case "RMC": parsed = update.rmc(sentence)
-        case "GGA": parsed = update.gga(sentence)
-        case "GSA": parsed = update.gsa(sentence)
-        case "GSV": parsed = true
-        case "VTG": parsed = update.vtg(sentence)
-        case "GLL": parsed = update.gll(sentence)
-        case "GNS": parsed = update.gns(sentence)
-        case "ZDA": parsed = update.zda(sentence)
-        case "GST": parsed = update.gst(sentence)
-        default:
-            statistics.rejected[.unsupportedType, default: 0] += 1
+        guard update.parse(framed, as: type) else {
+            statistics.reject(.badField)
             return nil
         }
-        guard parsed else {
-            statistics.rejected[.badField, default: 0] += 1
-            return nil
-        }
-        statistics.decoded[sentence.type, default: 0] += 1
+        statistics.count(type)
         var closed: NMEAFix?
         if let time = update.timeOfDay, let current = epoch, current.timeOfDay != time {
             closed = close()
         }
-        if epoch == nil {
-            epoch = NMEAFix()
-            epochClosed = false
-        }
-        update.apply(to: &epoch!, type: sentence.type)
+        if epoch == nil { epoch = NMEAFix() }
+        update.apply(to: &epoch!, type: type)
         if let newDate = update.date { date = newDate }
         return closed
     }

@@ -33,7 +33,10 @@ public struct NMEAFix: Sendable, Hashable {
     /// GST's 1σ altitude error, metres.
     public var sigmaAltitude: Double?
     /// The sentence types that contributed, in order.
-    public var sentences: [String] = []
+    public var sentenceTypes: [SentenceType] = []
+
+    /// The sentence types that contributed, in order, by name.
+    public var sentences: [String] { sentenceTypes.map(\.rawValue) }
     /// Whether a sentence said there is no fix (RMC/GLL `V`, GGA quality 0, GSA 1, GNS `N`).
     var noFixReported = false
     /// The mode GSA reported.

@@ -1,8 +1,9 @@
 /// One NMEA 0183 sentence: `$TTSSS,field,field,...*CS`.
 public struct NMEASentence: Sendable, Hashable {
-    /// The talker, such as `GP` (GPS), `GN` (multi-constellation), `GL`, `GA`, `GB`/`BD`, `GQ`.
+    /// The talker, such as `GP` (GPS), `GN` (multi-constellation), `GL`, `GA`, `GB`/`BD`, `GQ`;
+    /// `P` for a proprietary sentence.
     public var talker: String
-    /// The sentence type, such as `RMC` or `GGA`.
+    /// The sentence type, such as `RMC` or `GGA`, or a proprietary sentence's maker and type.
     public var type: String
     /// The fields after the address, without the checksum.
     public var fields: [Substring]
@@ -29,36 +30,20 @@ public struct NMEASentence: Sendable, Hashable {
     }
 
     /// Parses one line, checking its checksum. Leading garbage before `$` is skipped;
-    /// trailing `\r` and spaces are ignored.
+    /// trailing `\\r`, `\\n` and spaces are ignored.
     public static func parse(_ line: some StringProtocol) -> Result<NMEASentence, Rejection> {
-        let bytes = Array(line.utf8)
-        guard let start = bytes.firstIndex(of: UInt8(ascii: "$")) else { return .failure(.noStart) }
-        var end = bytes.count
-        while end > start, [UInt8(ascii: "\r"), UInt8(ascii: "\n"), UInt8(ascii: " ")].contains(bytes[end - 1]) { end -= 1 }
-        guard let star = bytes[start..<end].lastIndex(of: UInt8(ascii: "*")), end - star == 3 else {
-            return .failure(.noChecksum)
+        var text = String(line)
+        var fields: [Range<Int>] = []
+        return text.withUTF8 { bytes in
+            FramedSentence.frame(bytes, fields: &fields).map { framed in
+                let string = { (range: Range<Int>) in String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+                let address = string(framed.address)
+                let talker = framed.isProprietary ? "P" : String(address.prefix(2))
+                return NMEASentence(
+                    talker: talker, type: String(address.dropFirst(talker.count)),
+                    fields: framed.fields.map { Substring(string($0)) })
+            }
         }
-        var checksum: UInt8 = 0
-        for byte in bytes[(start + 1)..<star] {
-            guard byte >= 0x20, byte < 0x7F else { return .failure(.badCharacters) }
-            checksum ^= byte
-        }
-        guard let expected = UInt8(String(decoding: bytes[(star + 1)..<end], as: UTF8.self), radix: 16) else {
-            return .failure(.noChecksum)
-        }
-        guard expected == checksum else { return .failure(.badChecksum) }
-        let body = String(decoding: bytes[(start + 1)..<star], as: UTF8.self)
-        let parts = body.split(separator: ",", omittingEmptySubsequences: false)
-        let address = parts[0]
-        guard address.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else { return .failure(.badAddress) }
-        // Proprietary sentences ($PSRF…, $PSTI…) have the talker "P" and a maker's type;
-        // everything else has a two-letter talker and a three-letter type.
-        if address.first == "P", address.count >= 2 {
-            return .success(NMEASentence(talker: "P", type: String(address.dropFirst()), fields: Array(parts.dropFirst())))
-        }
-        guard address.count == 5 else { return .failure(.badAddress) }
-        let talker = String(address.prefix(2))
-        return .success(NMEASentence(talker: talker, type: String(address.dropFirst(2)), fields: Array(parts.dropFirst())))
     }
 
     /// The field at `index`, or `nil` when it is absent or empty.

@@ -20,93 +20,93 @@ struct Update {
 
     static let knot = 1852.0 / 3600
 
-    mutating func rmc(_ s: NMEASentence) -> Bool {
-        guard parseTime(s[0]), parsePosition(s, at: 2) else { return false }
-        guard let status = s[1] else { return false }
-        noFix = status == "V"
-        if let knots = s[6] { guard let value = Double(knots) else { return false }; speed = value * Self.knot }
-        if let track = s[7] { guard let value = Double(track) else { return false }; course = value }
-        if let text = s[8] {
-            guard text.count == 6, let day = Int(text.prefix(2)), let month = Int(text.dropFirst(2).prefix(2)),
-                  let year = Int(text.suffix(2)), (1...31).contains(day), (1...12).contains(month)
+    mutating func parse(_ s: FramedSentence, as type: SentenceType) -> Bool {
+        switch type {
+        case .rmc: rmc(s)
+        case .gga: gga(s)
+        case .gsa: gsa(s)
+        case .gsv: true
+        case .vtg: vtg(s)
+        case .gll: gll(s)
+        case .gns: gns(s)
+        case .zda: zda(s)
+        case .gst: gst(s)
+        }
+    }
+
+    private mutating func rmc(_ s: FramedSentence) -> Bool {
+        guard parseTime(s, 0), parsePosition(s, at: 2), s.field(1) != nil else { return false }
+        noFix = s.field(1, is: UInt8(ascii: "V")) || s.field(11, is: UInt8(ascii: "N"))
+        guard optionalDouble(s, 6, into: &speed), optionalDouble(s, 7, into: &course) else { return false }
+        speed = speed.map { $0 * Self.knot }
+        if let range = s.field(8) {
+            guard range.count == 6, let day = s.digits(range.lowerBound, 2), let month = s.digits(range.lowerBound + 2, 2),
+                  let year = s.digits(range.lowerBound + 4, 2), (1...31).contains(day), (1...12).contains(month)
             else { return false }
             date = (day, month, year < 80 ? 2000 + year : 1900 + year)
         }
-        if s[11] == "N" { noFix = true }
         return true
     }
 
-    mutating func gga(_ s: NMEASentence) -> Bool {
-        guard parseTime(s[0]), parsePosition(s, at: 1) else { return false }
-        guard let quality = s[5].flatMap({ Int($0) }) else { return false }
+    private mutating func gga(_ s: FramedSentence) -> Bool {
+        guard parseTime(s, 0), parsePosition(s, at: 1), let quality = s.field(5).flatMap(s.int) else { return false }
         noFix = quality == 0
-        guard optionalInt(s[6], into: &satellitesUsed), optionalDouble(s[7], into: &hdop),
-              optionalDouble(s[8], into: &altitudeMSL), optionalDouble(s[10], into: &geoidSeparation)
-        else { return false }
-        return true
+        return optionalInt(s, 6, into: &satellitesUsed) && optionalDouble(s, 7, into: &hdop)
+            && optionalDouble(s, 8, into: &altitudeMSL) && optionalDouble(s, 10, into: &geoidSeparation)
     }
 
-    mutating func gsa(_ s: NMEASentence) -> Bool {
-        guard let type = s[1].flatMap({ Int($0) }), (1...3).contains(type) else { return false }
+    private mutating func gsa(_ s: FramedSentence) -> Bool {
+        guard let type = s.field(1).flatMap(s.int), (1...3).contains(type) else { return false }
         switch type {
         case 1: noFix = true
         case 2: mode = .twoDimensional
         default: mode = .threeDimensional
         }
-        guard optionalDouble(s[14], into: &pdop), optionalDouble(s[15], into: &hdop), optionalDouble(s[16], into: &vdop) else {
-            return false
-        }
+        return optionalDouble(s, 14, into: &pdop) && optionalDouble(s, 15, into: &hdop) && optionalDouble(s, 16, into: &vdop)
+    }
+
+    private mutating func vtg(_ s: FramedSentence) -> Bool {
+        guard optionalDouble(s, 0, into: &course) else { return false }
+        var knots: Double?, kilometres: Double?
+        guard optionalDouble(s, 4, into: &knots), optionalDouble(s, 6, into: &kilometres) else { return false }
+        speed = knots.map { $0 * Self.knot } ?? kilometres.map { $0 / 3.6 }
         return true
     }
 
-    mutating func vtg(_ s: NMEASentence) -> Bool {
-        if let track = s[0] { guard let value = Double(track) else { return false }; course = value }
-        if let knots = s[4] {
-            guard let value = Double(knots) else { return false }
-            speed = value * Self.knot
-        } else if let kilometres = s[6] {
-            guard let value = Double(kilometres) else { return false }
-            speed = value / 3.6
-        }
+    private mutating func gll(_ s: FramedSentence) -> Bool {
+        guard parsePosition(s, at: 0), parseTime(s, 4) else { return false }
+        noFix = s.field(5, is: UInt8(ascii: "V")) || s.field(6, is: UInt8(ascii: "N"))
         return true
     }
 
-    mutating func gll(_ s: NMEASentence) -> Bool {
-        guard parsePosition(s, at: 0), parseTime(s[4]) else { return false }
-        noFix = s[5] == "V" || s[6] == "N"
-        return true
+    private mutating func gns(_ s: FramedSentence) -> Bool {
+        guard parseTime(s, 0), parsePosition(s, at: 1), let modes = s.field(5) else { return false }
+        noFix = modes.allSatisfy { s.bytes[$0] == UInt8(ascii: "N") }
+        return optionalInt(s, 6, into: &satellitesUsed) && optionalDouble(s, 7, into: &hdop)
+            && optionalDouble(s, 8, into: &altitudeMSL) && optionalDouble(s, 9, into: &geoidSeparation)
     }
 
-    mutating func gns(_ s: NMEASentence) -> Bool {
-        guard parseTime(s[0]), parsePosition(s, at: 1), let modes = s[5] else { return false }
-        noFix = modes.allSatisfy { $0 == "N" }
-        guard optionalInt(s[6], into: &satellitesUsed), optionalDouble(s[7], into: &hdop),
-              optionalDouble(s[8], into: &altitudeMSL), optionalDouble(s[9], into: &geoidSeparation)
-        else { return false }
-        return true
-    }
-
-    mutating func zda(_ s: NMEASentence) -> Bool {
-        guard parseTime(s[0]) else { return false }
-        if let day = s[1].flatMap({ Int($0) }), let month = s[2].flatMap({ Int($0) }), let year = s[3].flatMap({ Int($0) }) {
+    private mutating func zda(_ s: FramedSentence) -> Bool {
+        guard parseTime(s, 0) else { return false }
+        if let day = s.field(1).flatMap(s.int), let month = s.field(2).flatMap(s.int), let year = s.field(3).flatMap(s.int) {
             guard (1...31).contains(day), (1...12).contains(month), year >= 1980 else { return false }
             date = (day, month, year)
         }
         return true
     }
 
-    mutating func gst(_ s: NMEASentence) -> Bool {
-        guard parseTime(s[0]) else { return false }
-        if let latitude = s[5].flatMap({ Double($0) }), let longitude = s[6].flatMap({ Double($0) }) {
-            sigmas = (latitude, longitude, s[7].flatMap { Double($0) })
+    private mutating func gst(_ s: FramedSentence) -> Bool {
+        guard parseTime(s, 0) else { return false }
+        if let latitude = s.field(5).flatMap(s.double), let longitude = s.field(6).flatMap(s.double) {
+            sigmas = (latitude, longitude, s.field(7).flatMap(s.double))
         }
         return true
     }
 
     /// Merges into the epoch: later sentences fill in what earlier ones left out, and a
     /// no-fix report from any sentence sticks.
-    func apply(to fix: inout NMEAFix, type: String) {
-        fix.sentences.append(type)
+    func apply(to fix: inout NMEAFix, type: SentenceType) {
+        fix.sentenceTypes.append(type)
         if let timeOfDay { fix.timeOfDay = timeOfDay }
         if let coordinate { fix.coordinate = coordinate }
         if let altitudeMSL { fix.altitudeMSL = altitudeMSL }
@@ -128,10 +128,11 @@ struct Update {
 
     // MARK: Fields
 
-    private mutating func parseTime(_ field: Substring?) -> Bool {
-        guard let field else { return true }
-        guard field.count >= 6, let hours = Int(field.prefix(2)), let minutes = Int(field.dropFirst(2).prefix(2)),
-              let seconds = Double(field.dropFirst(4)), hours < 24, minutes < 60, seconds < 61
+    /// `hhmmss[.ss]` at field `index`; an absent field leaves no time.
+    private mutating func parseTime(_ s: FramedSentence, _ index: Int) -> Bool {
+        guard let range = s.field(index) else { return true }
+        guard range.count >= 6, let hours = s.digits(range.lowerBound, 2), let minutes = s.digits(range.lowerBound + 2, 2),
+              let seconds = s.double((range.lowerBound + 4)..<range.upperBound), hours < 24, minutes < 60, seconds < 61
         else { return false }
         timeOfDay = Double(hours * 3600 + minutes * 60) + seconds
         return true
@@ -139,33 +140,35 @@ struct Update {
 
     /// Latitude `ddmm.mmmm,N|S` and longitude `dddmm.mmmm,E|W` starting at `index`; absent
     /// fields (no fix) leave no position.
-    private mutating func parsePosition(_ s: NMEASentence, at index: Int) -> Bool {
-        guard let latitudeText = s[index], let longitudeText = s[index + 2] else { return true }
-        guard let latitude = Self.angle(latitudeText, degreeDigits: 2), let longitude = Self.angle(longitudeText, degreeDigits: 3),
-              let north = s[index + 1], let east = s[index + 3], north == "N" || north == "S", east == "E" || east == "W",
+    private mutating func parsePosition(_ s: FramedSentence, at index: Int) -> Bool {
+        guard let latitudeRange = s.field(index), let longitudeRange = s.field(index + 2) else { return true }
+        guard let latitude = Self.angle(s, latitudeRange, degreeDigits: 2), let longitude = Self.angle(s, longitudeRange, degreeDigits: 3),
               latitude <= 90, longitude <= 180
         else { return false }
-        coordinate = GeoCoordinate(latitude: north == "S" ? -latitude : latitude, longitude: east == "W" ? -longitude : longitude)
+        let south = s.field(index + 1, is: UInt8(ascii: "S")), north = s.field(index + 1, is: UInt8(ascii: "N"))
+        let west = s.field(index + 3, is: UInt8(ascii: "W")), east = s.field(index + 3, is: UInt8(ascii: "E"))
+        guard south || north, west || east else { return false }
+        coordinate = GeoCoordinate(latitude: south ? -latitude : latitude, longitude: west ? -longitude : longitude)
         return true
     }
 
-    private static func angle(_ text: Substring, degreeDigits: Int) -> Double? {
-        guard text.count > degreeDigits + 1, let degrees = Int(text.prefix(degreeDigits)),
-              let minutes = Double(text.dropFirst(degreeDigits)), minutes < 60
+    private static func angle(_ s: FramedSentence, _ range: Range<Int>, degreeDigits: Int) -> Double? {
+        guard range.count > degreeDigits + 1, let degrees = s.digits(range.lowerBound, degreeDigits),
+              let minutes = s.double((range.lowerBound + degreeDigits)..<range.upperBound), minutes < 60
         else { return nil }
         return Double(degrees) + minutes / 60
     }
 
-    private func optionalDouble(_ field: Substring?, into value: inout Double?) -> Bool {
-        guard let field else { return true }
-        guard let parsed = Double(field) else { return false }
+    private func optionalDouble(_ s: FramedSentence, _ index: Int, into value: inout Double?) -> Bool {
+        guard let range = s.field(index) else { return true }
+        guard let parsed = s.double(range) else { return false }
         value = parsed
         return true
     }
 
-    private func optionalInt(_ field: Substring?, into value: inout Int?) -> Bool {
-        guard let field else { return true }
-        guard let parsed = Int(field) else { return false }
+    private func optionalInt(_ s: FramedSentence, _ index: Int, into value: inout Int?) -> Bool {
+        guard let range = s.field(index) else { return true }
+        guard let parsed = s.int(range) else { return false }
         value = parsed
         return true
     }

@@ -104,6 +104,42 @@ private func scratchFolder() throws -> String {
         #expect(info.output.contains("fused      attitude       13001   records"))
     }
 
+    @Test func aCampusWalkExportsAsGPXThatGpxpyReads() throws {
+        let folder = try scratchFolder()
+        let walk = try hal("gps", "walk", "traces/ubc/main-mall-tour.walk.json", "-o", folder + "/walk.jsonl")
+        #expect(walk.status == 0, "\(walk.errors)")
+        #expect(walk.errors.contains("wrote 1431 fixes (150 without a fix)"))
+        let export = try hal("gps", "export", folder + "/walk.jsonl", "--gpx", "-o", folder + "/walk.gpx")
+        #expect(export.status == 0, "\(export.errors)")
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", """
+            import gpxpy, sys
+            g = gpxpy.parse(open(sys.argv[1]))
+            points = [p for t in g.tracks for s in t.segments for p in s.points]
+            print(len(points), points[0].time.isoformat(), points[-1].elevation is not None)
+            """, folder + "/walk.gpx"]
+        let output = Pipe()
+        python.standardOutput = output
+        try python.run()
+        python.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(python.terminationStatus == 0)
+        #expect(printed == "1281 2026-09-08T17:00:00+00:00 True\n")
+    }
+
+    @Test func nmeaImportScrubAndExport() throws {
+        let folder = try scratchFolder()
+        let imported = try hal("gps", "import", "Tests/NMEATests/Fixtures/gpsd-nmea/ublox-8.log", "-o", folder + "/ublox.jsonl")
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.errors.contains("rejected: 1 no checksum (truncated)"))
+        let scrub = try hal("gps", "scrub", folder + "/ublox.jsonl", "-o", folder + "/shared.jsonl", "--radius", "5", "--decimals", "4")
+        #expect(scrub.status == 0, "\(scrub.errors)")
+        let nmea = try hal("gps", "export", folder + "/shared.jsonl", "--nmea")
+        #expect(nmea.output.hasPrefix("$GPGGA,"))
+        #expect(nmea.output.contains("\r\n$GPRMC,"))
+    }
+
     @Test func devicesListsTheBackendsAndWhatTheyCanOpen() throws {
         let run = try hal("devices")
         #expect(run.status == 0)
