@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "Motion", targets: ["Motion"]),
         .library(name: "NMEA", targets: ["NMEA"]),
+        .library(name: "Sensors", targets: ["Sensors"]),
         .executable(name: "hal", targets: ["HALCommand"]),
     ],
     dependencies: [
@@ -30,8 +31,13 @@ let package = Package(
         // Protocols and Sendable value types only: no C, no device I/O.
         .target(name: "HAL", swiftSettings: strictSwift6),
 
-        // Sources/Sensors (IIO, evdev, GPS) and Sources/Camera (V4L2, expressions) become
-        // targets with their backends; see the README in each folder.
+        // A pseudo-terminal for serving simulated serial devices: posix_openpt needs
+        // _XOPEN_SOURCE, which Swift's Glibc module does not expose.
+        .target(name: "CPseudoTerminal"),
+
+        // Real Linux sensor backends: GPS receivers over NMEA (serial, file, TCP) and gpsd.
+        // IIO and evdev join here. Sources/Camera (V4L2, expressions) becomes a target with its backends.
+        .target(name: "Sensors", dependencies: ["HAL", "NMEA"], swiftSettings: strictSwift6),
 
         // NMEA 0183: sentences, epochs and fixes. Pure parsing, shared by receivers and importers.
         .target(name: "NMEA", dependencies: ["HAL"], swiftSettings: strictSwift6),
@@ -43,7 +49,7 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "HAL", "NMEA",
+                "HAL", "NMEA", "CPseudoTerminal",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
@@ -53,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "HALCommand",
             dependencies: [
-                "HAL", "Simulator", "Motion",
+                "HAL", "Simulator", "Motion", "Sensors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
@@ -96,6 +102,9 @@ let package = Package(
         ),
         .testTarget(
             name: "NMEATests", dependencies: ["HAL", "NMEA", "TestSupport"], resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "Simulator", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(

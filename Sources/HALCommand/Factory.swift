@@ -1,4 +1,5 @@
 import HAL
+import Sensors
 import Simulator
 
 /// The device factory with every backend the tool links.
@@ -6,5 +7,6 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
     DeviceFactory(backends: [
         TraceBackend(searchFolders: searchFolders),
         SimulationBackend(searchFolders: searchFolders),
+        NMEABackend(),
     ])
 }

@@ -1,0 +1,108 @@
+import Foundation
+import HAL
+import NMEA
+import Sensors
+import Simulator
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct NMEAReceiverTests {
+    let encoder = NMEAEncoder()
+
+    func epoch(_ second: Int, latitude: Double) -> String {
+        encoder.sentences(for: LocationFix(
+            timestamp: .zero, utcNanoseconds: 1_795_262_400_000_000_000 + Int64(second) * 1_000_000_000, mode: .threeDimensional,
+            coordinate: GeoCoordinate(latitude: latitude, longitude: -123.25), altitude: 80, horizontalAccuracy: 3)).joined()
+    }
+
+    @Test func aSerialReceiverOnAPtyTalksStopsAndGoesAway() async throws {
+        let terminal = try PseudoTerminal()
+        let receiver = try NMEAReceiver(uri: DeviceURI("nmea:\(terminal.slavePath)?baud=115200&gap=0.1&silence=0.5"))
+        let stream = receiver.readings(buffering: .unbounded)
+        let collector = Task {
+            var fixes: [LocationFix] = []
+            var failure: (any Error)?
+            do {
+                for try await fix in stream { fixes.append(fix) }
+            } catch {
+                failure = error
+            }
+            return (fixes, failure)
+        }
+        try await Task.sleep(for: .milliseconds(300))  // let the receiver open the tty and set raw mode
+        for second in 0..<3 {
+            try terminal.write(Array(epoch(second, latitude: 49.26 + Double(second) * 1e-4).utf8))
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try await Task.sleep(for: .milliseconds(1500))  // the receiver goes quiet
+        try terminal.write(Array(epoch(5, latitude: 49.27).utf8))
+        try await Task.sleep(for: .milliseconds(400))
+        terminal.close()  // unplugged
+        let (fixes, failure) = await collector.value
+        #expect(fixes.count == 5, "\(fixes)")
+        #expect(fixes.prefix(3).map { $0.coordinate!.latitude } == [49.26, 49.2601, 49.2602])
+        #expect(fixes[3].mode == .none && fixes[3].coordinate == nil)  // silence: no stale position
+        #expect(fixes[4].coordinate?.latitude == 49.27)
+        #expect(fixes.allSatisfy { $0.timestamp.nanoseconds > 0 })
+        #expect(zip(fixes, fixes.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+        #expect((failure as? DeviceError)?.code == .disconnected)
+    }
+
+    @Test func aLogFileIsDecodedWithItsOwnTimes() async throws {
+        let path = packageRoot + "/Tests/NMEATests/Fixtures/gpsd-nmea/bu353s4.log"
+        let receiver = try NMEAReceiver(uri: DeviceURI("nmea:\(path)"))
+        var fixes: [LocationFix] = []
+        for try await fix in receiver.readings(buffering: .unbounded) { fixes.append(fix) }
+        #expect(fixes.count == 25)
+        #expect(fixes.first?.timestamp == .zero)
+        #expect(fixes.last?.timestamp == Timestamp(nanoseconds: 24_000_000_000))
+    }
+
+    @Test func badURIsAndMissingDevicesSayWhy() throws {
+        #expect(throws: DeviceError.self) { try NMEAReceiver(uri: DeviceURI("nmea:/dev/ttyDOESNOTEXIST")) }
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        let refusal = Result { () throws(DeviceError) in try NMEAReceiver(uri: DeviceURI("nmea:\(terminal.slavePath)?baud=1234")) }
+        guard case .failure(let error) = refusal else {
+            Issue.record("accepted baud 1234")
+            return
+        }
+        #expect(error.code == .unsupported)
+        #expect(error.message.contains("9600"))
+        #expect(throws: DeviceError.self) { try NMEAReceiver(uri: DeviceURI("nmea:tcp://127.0.0.1")) }
+    }
+}
+
+@Suite(.serialized) struct NMEAServingTests {
+    /// A campus walk served as NMEA over TCP at ×50, read back by the `nmea:tcp://` receiver:
+    /// every fix comes back, within NMEA's precision, and the dropout as no fix.
+    @Test func aServedWalkReadsBackThroughTheTCPReceiver() async throws {
+        let (scenario, places) = try WalkScenario.load(path: packageRoot + "/traces/ubc/main-mall-tour.walk.json")
+        let track = try LocationTrack(trace: scenario.generate(places: places))
+        let sent = Array(track.fixes.prefix(400))
+        let server = try NMEATCPServer(port: 0)
+        defer { server.close() }
+        let receiver = try NMEAReceiver(uri: DeviceURI("nmea:tcp://127.0.0.1:\(server.port)?gap=0.5"))
+        let stream = receiver.readings(buffering: .unbounded)
+        let collector = Task {
+            var fixes: [LocationFix] = []
+            do { for try await fix in stream { fixes.append(fix) } } catch {}
+            return fixes
+        }
+        while server.clientCount == 0 {
+            server.acceptWaiting()
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await LocationTrack(channel: "gps", fixes: sent).serveNMEA(pacing: .rate(50), clock: ContinuousClock()) { server.broadcast($0) }
+        try await Task.sleep(for: .milliseconds(800))
+        server.close()
+        let received = await collector.value.filter { $0.utcNanoseconds != nil }
+        #expect(received.count == sent.count)
+        for (original, back) in zip(sent, received) {
+            #expect(back.utcNanoseconds == original.utcNanoseconds)
+            #expect(back.mode == original.mode)
+            if let a = original.coordinate, let b = back.coordinate { #expect(a.distance(to: b) < 0.002) }
+        }
+        #expect(received.filter { $0.mode == .none }.count == sent.filter { $0.mode == .none }.count)
+    }
+}
