@@ -8,5 +8,6 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
         TraceBackend(searchFolders: searchFolders),
         SimulationBackend(searchFolders: searchFolders),
         NMEABackend(),
+        GPSDBackend(),
     ])
 }

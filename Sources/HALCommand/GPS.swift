@@ -8,7 +8,7 @@ struct GPSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gps",
         abstract: "Scripted GPS walks, NMEA and GPX files, and privacy scrubbing of recorded routes.",
-        subcommands: [Walk.self, Export.self, Import.self, Scrub.self])
+        subcommands: [Walk.self, Export.self, Import.self, Scrub.self, Serve.self])
 
     /// `hal gps walk SCENARIO -o TRACE`.
     struct Walk: ParsableCommand {
@@ -120,6 +120,60 @@ struct GPSCommand: ParsableCommand {
             let channelInfo = loaded.header.channels.first { $0.id == track.channel }
             try write(scrubbed.trace(source: channelInfo?.source ?? "scrubbed", rate: channelInfo?.rate, metadata: ["scrubbed-radius-m": String(radius)]), to: out)
             printError("kept \(scrubbed.fixes.count) of \(track.fixes.count) fixes in \(out)")
+        }
+    }
+}
+
+extension GPSCommand {
+    /// `hal gps serve SCENARIO|TRACE [--pty|--tcp PORT] [--rate N]`.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a walk scenario or a trace's fixes as NMEA, paced like a live receiver, on a pty (for gpsd or any NMEA reader) or a loopback TCP port.",
+            discussion: "With --pty, the slave's path is printed first: point gpsd at it (gpsd -N -n /dev/pts/N). With --tcp, clients of 127.0.0.1:PORT each get the stream.")
+
+        @Argument(help: "A walk scenario (.walk.json) or a trace (.jsonl).")
+        var input: String
+
+        @Flag(help: "Serve on a new pseudo-terminal (the default).")
+        var pty = false
+
+        @Option(help: "Serve on this TCP port on 127.0.0.1 instead.")
+        var tcp: UInt16?
+
+        @Option(help: "Serve N times faster than real time.")
+        var rate: Double = 1
+
+        @Option(help: "Seconds to wait for a reader before starting.")
+        var wait: Double = 0
+
+        func validate() throws {
+            if pty && tcp != nil { throw ValidationError("--pty and --tcp are exclusive") }
+            if !(rate > 0) { throw ValidationError("--rate takes a positive number") }
+        }
+
+        func run() async throws {
+            let track: LocationTrack
+            if input.hasSuffix(".walk.json") {
+                let (walk, places) = try WalkScenario.load(path: input)
+                track = try LocationTrack(trace: walk.generate(places: places, source: "sim:\(input)"))
+            } else {
+                track = try LocationTrack(trace: Trace.load(path: input))
+            }
+            let pacing: ReplayPacing = rate == 1 ? .realtime : .rate(rate)
+            if let port = tcp {
+                let server = try NMEATCPServer(port: port)
+                defer { server.close() }
+                print("serving \(track.fixes.count) fixes as NMEA on tcp://127.0.0.1:\(server.port)")
+                try await Task.sleep(for: .nanoseconds(Int64(wait * 1e9)))
+                try await track.serveNMEA(pacing: pacing, clock: ContinuousClock()) { server.broadcast($0) }
+            } else {
+                let terminal = try PseudoTerminal()
+                defer { terminal.close() }
+                print(terminal.slavePath)
+                printError("serving \(track.fixes.count) fixes as NMEA on \(terminal.slavePath)")
+                try await Task.sleep(for: .nanoseconds(Int64(wait * 1e9)))
+                try await track.serveNMEA(pacing: pacing, clock: ContinuousClock()) { try terminal.write($0) }
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 public import HAL
 
-/// Writes location fixes as NMEA 0183: GGA, GSA, RMC and, when the fix has an accuracy,
+/// Writes location fixes as NMEA 0183: RMC, GGA, GSA and, when the fix has an accuracy,
 /// GST, one epoch at a time, for exporting traces and for serving simulated GPS to gpsd.
 ///
 /// Latitude and longitude are written with 6 decimals of minutes (about 2 mm), altitude to
@@ -21,28 +21,28 @@ public struct NMEAEncoder: Sendable {
         let time = Self.time(utc)
         let date = Self.date(utc)
         let valid = fix.mode != .none && fix.coordinate != nil
-        var lines: [String] = []
         let (latitude, north, longitude, east) = fix.coordinate.map(Self.position) ?? ("", "", "", "")
         let satellites = fix.satellites.map { Self.padded($0, 2) } ?? (valid ? "08" : "00")
         // HDOP from the accuracy the other way round from the decoder's estimate (5 m per unit).
         let hdop = fix.horizontalAccuracy.map { Self.decimal($0 / 5, 1) } ?? (valid ? "1.0" : "")
         let altitude = fix.mode == .threeDimensional ? fix.altitude.map { Self.decimal($0, 1) } ?? "" : ""
-        lines.append(sentence("GGA", [
-            time, latitude, north, longitude, east, valid ? "1" : "0", satellites, hdop,
-            altitude, altitude.isEmpty ? "" : "M", "", "", "", "",
-        ]))
+        let knots = fix.speed.map { Self.decimal($0 * 3600 / 1852, 3) } ?? ""
+        let course = fix.course.map { Self.decimal($0, 2) } ?? ""
         let mode = switch fix.mode {
         case .none: "1"
         case .twoDimensional: "2"
         case .threeDimensional: "3"
         }
         let vdop = fix.verticalAccuracy.map { Self.decimal($0 / 5, 1) } ?? ""
-        lines.append(sentence("GSA", ["A", mode] + Array(repeating: "", count: 12) + ["", hdop, vdop]))
-        let knots = fix.speed.map { Self.decimal($0 * 3600 / 1852, 3) } ?? ""
-        let course = fix.course.map { Self.decimal($0, 2) } ?? ""
-        lines.append(sentence("RMC", [
-            time, valid ? "A" : "V", latitude, north, longitude, east, knots, course, date, "", "", valid ? "A" : "N",
-        ]))
+        // RMC first: gpsd 3.22 reads an epoch cleanly in this order, also across a loss of fix.
+        var lines = [
+            sentence("RMC", [time, valid ? "A" : "V", latitude, north, longitude, east, knots, course, date, "", "", valid ? "A" : "N"]),
+            sentence("GGA", [
+                time, latitude, north, longitude, east, valid ? "1" : "0", satellites, hdop,
+                altitude, altitude.isEmpty ? "" : "M", "", "", "", "",
+            ]),
+            sentence("GSA", ["A", mode] + Array(repeating: "", count: 12) + ["", hdop, vdop]),
+        ]
         if valid, let accuracy = fix.horizontalAccuracy {
             let sigma = Self.decimal(accuracy / 2.0.squareRoot(), 2)
             let vertical = fix.verticalAccuracy.map { Self.decimal($0, 2) } ?? ""

@@ -23,6 +23,29 @@ public struct NMEABackend: DeviceBackend {
     }
 }
 
+/// Opens `gpsd://HOST[:PORT]` clients.
+public struct GPSDBackend: DeviceBackend {
+    /// `gpsd`.
+    public var scheme: String { "gpsd" }
+    /// What `hal devices` says about the backend.
+    public var summary: String { "gpsd's JSON protocol: gpsd://127.0.0.1:2947" }
+
+    /// Creates the backend.
+    public init() {}
+
+    /// Opens a client; it connects when read, and keeps reconnecting.
+    public func open(_ uri: DeviceURI) throws -> any Device {
+        try GPSDClient(uri: uri)
+    }
+
+    /// gpsd on its default port, when it is listening there.
+    public func discover() throws -> [DeviceInfo] {
+        guard let descriptor = try? TCPConnection.connect(host: "127.0.0.1", port: 2947, uri: "gpsd://127.0.0.1:2947") else { return [] }
+        close(descriptor)
+        return [try GPSDClient(uri: DeviceURI("gpsd://127.0.0.1:2947")).info]
+    }
+}
+
 /// Serial ports that GPS receivers usually appear as.
 enum SerialPorts {
     static func candidates() -> [String] {

@@ -1,0 +1,130 @@
+import Foundation
+public import HAL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Location from gpsd over its JSON protocol: `gpsd://127.0.0.1:2947`.
+///
+/// - It sends `?WATCH={"enable":true,"json":true};` and turns each TPV report into a
+///   ``HAL/LocationFix``.
+/// - **No fix is no fix:** TPV modes 0 and 1 become fixes with mode `none` and no coordinates,
+///   whatever stale fields the report carries.
+/// - **Reconnecting:** when gpsd goes away (restarted, stopped) the stream reports no fix
+///   once, then reconnects every `retry` seconds (0.5 by default) until gpsd is back. It
+///   does not end: a running gpsd is this device's normal state.
+/// - **Silence:** no TPV for `silence` seconds (3 by default) reports no fix once.
+///
+/// Fixes are stamped with `CLOCK_MONOTONIC` on arrival; `utcNanoseconds` is TPV's `time`.
+/// Accuracy is gpsd's `eph` and `epv`, which gpsd documents as estimates of unstated certainty.
+public struct GPSDClient: LocationProvider {
+    /// The device.
+    public let info: DeviceInfo
+    /// gpsd's host.
+    public let host: String
+    /// gpsd's port.
+    public let port: UInt16
+    /// Seconds between reconnection attempts.
+    public var retry: Double
+    /// Seconds without a TPV after which the client reports no fix.
+    public var silence: Double
+
+    /// Opens the client a `gpsd://HOST:PORT` URI names (query: `retry`, `silence`).
+    public init(uri: DeviceURI) throws(DeviceError) {
+        let authority = uri.authority ?? ""
+        let parts = authority.split(separator: ":")
+        guard parts.count <= 2, let port = parts.count == 2 ? UInt16(parts[1]) : 2947 else {
+            throw DeviceError(.invalidURI, uri: uri.description, "a gpsd URI is gpsd://HOST[:PORT]")
+        }
+        host = parts.first.map(String.init) ?? "127.0.0.1"
+        self.port = port
+        retry = uri.queryValue("retry").flatMap(Double.init) ?? 0.5
+        silence = uri.queryValue("silence").flatMap(Double.init) ?? 3
+        info = DeviceInfo(uri: uri.description, name: "gpsd at \(host):\(port)", kind: .location, backend: "gpsd")
+    }
+
+    /// Starts watching.
+    public func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<LocationFix, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: LocationFix.self, bufferingPolicy: buffering.asyncThrowingStreamPolicy(LocationFix.self))
+        let stop = StopFlag()
+        let client = self
+        let thread = Thread {
+            client.run(stop: stop) { continuation.yield($0) }
+            continuation.finish()
+        }
+        thread.name = "gpsd " + info.uri
+        continuation.onTermination = { _ in stop.set() }
+        thread.start()
+        return stream
+    }
+
+    private func run(stop: StopFlag, yield: (LocationFix) -> Void) {
+        var lastHadFix = false
+        func lose() {
+            if lastHadFix { yield(.noFix(at: MonotonicClock.now)) }
+            lastHadFix = false
+        }
+        while !stop.isSet {
+            guard let descriptor = try? TCPConnection.connect(host: host, port: port, uri: info.uri) else {
+                lose()
+                Thread.sleep(forTimeInterval: retry)
+                continue
+            }
+            defer { close(descriptor) }
+            guard (try? TCPConnection.send(Array(#"?WATCH={"enable":true,"json":true};"#.utf8) + [10], to: descriptor, uri: info.uri)) != nil else {
+                continue
+            }
+            var reader = LineReader(descriptor: descriptor)
+            var quiet = 0.0
+            reading: while !stop.isSet {
+                switch reader.next(timeout: 0.2) {
+                case .line(let line):
+                    guard let fix = Self.fix(fromJSON: line, at: MonotonicClock.now) else { continue }
+                    quiet = 0
+                    lastHadFix = fix.mode != .none
+                    yield(fix)
+                case .timeout:
+                    quiet += 0.2
+                    if quiet >= silence {
+                        lose()
+                        quiet = 0
+                    }
+                case .endOfInput, .failure:
+                    lose()
+                    break reading
+                }
+            }
+            close(descriptor)
+            if !stop.isSet { Thread.sleep(forTimeInterval: retry) }
+        }
+    }
+
+    /// A fix from one line of gpsd JSON, or `nil` when the line is not a TPV report.
+    public static func fix(fromJSON line: [UInt8], at timestamp: Timestamp) -> LocationFix? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+              object["class"] as? String == "TPV"
+        else { return nil }
+        let utc = (object["time"] as? String).flatMap(Self.parseTime)
+        let mode = object["mode"] as? Int ?? 0
+        guard mode >= 2, let latitude = object["lat"] as? Double, let longitude = object["lon"] as? Double else {
+            return .noFix(at: timestamp, utcNanoseconds: utc)
+        }
+        let threeDimensional = mode == 3
+        return LocationFix(
+            timestamp: timestamp, utcNanoseconds: utc, mode: threeDimensional ? .threeDimensional : .twoDimensional,
+            coordinate: GeoCoordinate(latitude: latitude, longitude: longitude),
+            altitude: threeDimensional ? (object["altMSL"] as? Double ?? object["alt"] as? Double) : nil,
+            horizontalAccuracy: object["eph"] as? Double, verticalAccuracy: threeDimensional ? object["epv"] as? Double : nil,
+            speed: object["speed"] as? Double, course: (object["track"] as? Double).map { $0.truncatingRemainder(dividingBy: 360) },
+            satellites: nil)
+    }
+
+    /// `2026-03-14T12:00:00.000Z` as nanoseconds since 1970.
+    static func parseTime(_ text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded()) * 1_000_000
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HAL
+import NMEA
+import Sensors
+import Simulator
+import Synchronization
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real gpsd (Debian's `gpsd`, installed by scripts/install-deps), started by the test on a
+/// pty it feeds, read back through the `gpsd://` backend over loopback.
+@Suite(.serialized) struct GPSDRoundTripTests {
+    static let gpsd = "/usr/sbin/gpsd"
+
+    /// A loopback port nobody listens on.
+    static func freePort() throws -> UInt16 {
+        let server = try NMEATCPServer(port: 0)
+        defer { server.close() }
+        return server.port
+    }
+
+    /// Starts gpsd on `device` at `port`, and returns once it has greeted a client: NMEA
+    /// written during its first second of driver probing would be dropped.
+    static func startGPSD(device: String, port: UInt16) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gpsd)
+        process.arguments = ["-N", "-n", "-b", "-S", String(port), device]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            if let descriptor = try? connectAndWatch(port: port) {
+                defer { close(descriptor) }
+                var reader = [UInt8](repeating: 0, count: 4096)
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, 3000) > 0, read(descriptor, &reader, reader.count) > 0,
+                   String(decoding: reader, as: UTF8.self).contains(#""class":"VERSION""#) {
+                    return process
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        stop(process)
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    /// Stops gpsd with SIGKILL. (A child started by Foundation's Process can inherit a signal
+    /// mask that blocks SIGTERM, and gpsd then never sees it.)
+    static func stop(_ process: Process) {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    static func connectAndWatch(port: UInt16) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return descriptor
+    }
+
+    /// Removes the System V shared memory gpsd leaves when run as root (it drops privileges
+    /// and then cannot delete what it made).
+    static func removeSharedMemory() {
+        for key in Array(0x4E54_5030...0x4E54_5037) + [0x4750_5344] {
+            let id = shmget(key_t(key), 0, 0)
+            if id >= 0 { shmctl(id, IPC_RMID, nil) }
+        }
+    }
+
+    final class Received: Sendable {
+        private let fixes = Mutex<[LocationFix]>([])
+        func append(_ fix: LocationFix) { fixes.withLock { $0.append(fix) } }
+        var all: [LocationFix] { fixes.withLock { $0 } }
+        func wait(until condition: ([LocationFix]) -> Bool, seconds: Double) async throws {
+            let deadline = ContinuousClock.now + .nanoseconds(Int64(seconds * 1e9))
+            while !condition(all), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        }
+    }
+
+    @Test func aWalkServedIntoGPSDComesBackThroughTheClient() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.gpsd), "gpsd is missing: run scripts/install-deps")
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        // Hold the slave open, so the same /dev/pts/N survives gpsd restarts.
+        let slave = open(terminal.slavePath, O_RDWR | O_NOCTTY)
+        defer { close(slave) }
+        let port = try Self.freePort()
+        var gpsd = try Self.startGPSD(device: terminal.slavePath, port: port)
+        defer {
+            Self.stop(gpsd)
+            Self.removeSharedMemory()
+        }
+
+        let (scenario, places) = try WalkScenario.load(path: packageRoot + "/traces/ubc/main-mall-tour.walk.json")
+        let walk = try LocationTrack(trace: scenario.generate(places: places))
+        let client = try GPSDClient(uri: DeviceURI("gpsd://127.0.0.1:\(port)?retry=0.2"))
+        let received = Received()
+        let reading = Task {
+            for try await fix in client.readings(buffering: .unbounded) { received.append(fix) }
+        }
+        defer { reading.cancel() }
+        try await Task.sleep(for: .milliseconds(300))  // the client connects and sends ?WATCH
+
+        // 60 s of walk with a fix, then 20 s inside Koerner Library (no fix), then out again: at ×20.
+        let lost = walk.fixes.firstIndex { $0.mode == .none }!
+        let first = Array(walk.fixes[0..<60]) + Array(walk.fixes[(lost - 10)..<(lost + 10)])
+        try await LocationTrack(channel: "gps", fixes: first).serveNMEA(pacing: .rate(20), clock: ContinuousClock()) { try terminal.write($0) }
+        try await received.wait(until: { $0.contains { $0.utcNanoseconds == first.last!.utcNanoseconds } }, seconds: 5)
+
+        // Every epoch gpsd reported matches the walk at its time, within NMEA's precision. gpsd may
+        // report an epoch twice (a partial TPV after RMC, then the whole one); its last word counts.
+        let byTime = Dictionary(walk.fixes.map { ($0.utcNanoseconds!, $0) }, uniquingKeysWith: { a, _ in a })
+        var lastReport: [Int64: LocationFix] = [:]
+        for fix in received.all { if let utc = fix.utcNanoseconds { lastReport[utc] = fix } }
+        let reported = lastReport.values.sorted { $0.utcNanoseconds! < $1.utcNanoseconds! }
+        #expect(reported.count >= first.count - 2, "gpsd reported \(reported.count) of \(first.count) epochs")
+        for fix in reported {
+            let original = try #require(byTime[fix.utcNanoseconds!])
+            #expect(fix.mode == original.mode, "at \(fix.utcNanoseconds!)")
+            if let a = fix.coordinate, let b = original.coordinate {
+                #expect(a.distance(to: b) < 0.01, "at \(fix.utcNanoseconds!)")
+                if let altitude = fix.altitude, let expected = original.altitude { #expect(abs(altitude - expected) < 0.06) }
+            } else {
+                #expect(fix.coordinate == nil && original.coordinate == nil, "no stale position at \(fix.utcNanoseconds!)")
+            }
+        }
+        #expect(reported.contains { $0.mode == .none && $0.coordinate == nil })
+
+        // gpsd restarts: the client reports no fix, reconnects, and reads the walk on.
+        let before = received.all.count
+        Self.stop(gpsd)
+        try await received.wait(until: { $0.count > before }, seconds: 3)
+        #expect(received.all.last?.mode == FixMode.none)
+        gpsd = try Self.startGPSD(device: terminal.slavePath, port: port)
+        try await Task.sleep(for: .milliseconds(800))  // the client's next attempt connects and watches
+        let after = Array(walk.fixes[200..<230])
+        try await LocationTrack(channel: "gps", fixes: after).serveNMEA(pacing: .rate(20), clock: ContinuousClock()) { try terminal.write($0) }
+        try await received.wait(until: { $0.contains { $0.utcNanoseconds == after.last!.utcNanoseconds } }, seconds: 5)
+        let resumed = received.all.suffix(from: before).filter { $0.utcNanoseconds != nil && $0.coordinate != nil }
+        #expect(Set(resumed.map(\.utcNanoseconds)).count >= after.count - 3)
+        for fix in resumed {
+            let original = try #require(byTime[fix.utcNanoseconds!]?.coordinate)
+            #expect(original.distance(to: fix.coordinate!) < 0.01)
+        }
+    }
+}
