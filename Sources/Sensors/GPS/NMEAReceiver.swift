@@ -14,9 +14,9 @@ import Glibc
 ///   (0.2 by default), so a 1 Hz receiver's fix is not held back a second.
 /// - **A file** is decoded as fast as possible, each fix stamped with its time since the
 ///   log's first epoch.
-/// - **A receiver that stops talking** for `silence` seconds (3 by default) yields one fix
-///   with mode `none`: the consumer never keeps showing the last position as current. Fixes
-///   resume when sentences do.
+/// - **A receiver that stops talking** for `silence` seconds (3 by default) after reporting a
+///   position yields one fix with mode `none`: the consumer never keeps showing the last
+///   position as current. Fixes resume when sentences do.
 /// - **A device that goes away** (the tty is unplugged, the TCP peer closes) ends the stream
 ///   with ``HAL/DeviceError/Code/disconnected``.
 public struct NMEAReceiver: LocationProvider {
@@ -144,7 +144,7 @@ public struct NMEAReceiver: LocationProvider {
         let live: Bool = if case .file = source { false } else { true }
         var firstUTC: Int64?
         var quietFor = 0.0
-        var reportedSilence = false
+        var lastHadPosition = false
         func deliver(_ epoch: NMEAFix) {
             let timestamp: Timestamp
             if live {
@@ -154,19 +154,20 @@ public struct NMEAReceiver: LocationProvider {
                 firstUTC = firstUTC ?? utc
                 timestamp = Timestamp(nanoseconds: utc - firstUTC!)
             }
-            yield(epoch.locationFix(at: timestamp))
+            let fix = epoch.locationFix(at: timestamp)
+            lastHadPosition = fix.coordinate != nil
+            yield(fix)
         }
         while !stop.isSet {
             switch reader.next(timeout: live ? gap : 1) {
             case .line(let line):
                 quietFor = 0
-                reportedSilence = false
                 if let epoch = line.withUnsafeBufferPointer({ decoder.decode(bytes: $0) }) { deliver(epoch) }
             case .timeout:
                 if let epoch = decoder.finish() { deliver(epoch) }
                 quietFor += gap
-                if live, quietFor >= silence, !reportedSilence {
-                    reportedSilence = true
+                if live, quietFor >= silence, lastHadPosition {
+                    lastHadPosition = false
                     yield(.noFix(at: MonotonicClock.now))
                 }
             case .endOfInput:
