@@ -63,7 +63,7 @@ public struct LocationTrack: Sendable {
 
     // MARK: NMEA
 
-    /// The track as an NMEA log: GGA, GSA, RMC (and GST with accuracy) per fix.
+    /// The track as an NMEA log: RMC, GGA, GSA (and GST with accuracy) per fix.
     public func nmea() -> String {
         let encoder = NMEAEncoder()
         return fixes.map { encoder.sentences(for: $0).joined() }.joined()
