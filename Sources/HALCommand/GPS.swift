@@ -67,20 +67,50 @@ struct GPSCommand: ParsableCommand {
         }
     }
 
-    /// `hal gps import LOG -o TRACE`.
+    /// `hal gps import FILE -o TRACE`.
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Import an NMEA log into a trace, reporting rejected sentences by reason.")
+        static let configuration = CommandConfiguration(
+            abstract: "Import an NMEA log, a GPX file or a KML file into a trace.",
+            discussion: "GPX and KML tracks with times keep them; routes and untimed tracks are walked at --speed. Waypoints and point placemarks can be written as a places library for walk scenarios with --places.")
 
-        @Argument(help: "The NMEA log.")
-        var log: String
+        @Argument(help: "The file: .gpx, .kml, or an NMEA log (anything else).")
+        var file: String
 
         @Option(name: [.short, .long], help: "The trace file to write.")
         var out: String
 
+        @Option(help: "Walking speed in m/s for routes and tracks without times.")
+        var speed: Double = 1.4
+
+        @Option(help: "Also write the file's waypoints or point placemarks here, as a places library.")
+        var places: String?
+
+        func validate() throws {
+            if !(speed > 0) { throw ValidationError("--speed takes a positive number of m/s") }
+        }
+
         func run() throws {
-            let data = try Data(contentsOf: URL(fileURLWithPath: log))
-            let (track, statistics, skipped) = LocationTrack.importNMEA(String(decoding: data, as: UTF8.self))
-            try write(track.trace(source: "nmea:\(log)", metadata: ["imported-from": log]), to: out)
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+            let lowercased = file.lowercased()
+            if lowercased.hasSuffix(".gpx") || lowercased.hasSuffix(".kml") {
+                let imported = lowercased.hasSuffix(".gpx")
+                    ? try GeoFiles.importGPX(bytes, file: file, speed: speed) : try GeoFiles.importKML(bytes, file: file, speed: speed)
+                if let places {
+                    let library = WalkScenario.Library(places: imported.places)
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    try encoder.encode(library).write(to: URL(fileURLWithPath: places))
+                    printError("wrote \(imported.places.count) places to \(places)")
+                }
+                guard let track = imported.track else {
+                    throw ValidationError("\(file) has no track or route to import (\(imported.places.count) places)")
+                }
+                try write(track.trace(source: "file:\(file)", metadata: ["imported-from": file]), to: out)
+                printError("wrote \(track.fixes.count) fixes to \(out)")
+                return
+            }
+            let (track, statistics, skipped) = LocationTrack.importNMEA(String(decoding: bytes, as: UTF8.self))
+            try write(track.trace(source: "nmea:\(file)", metadata: ["imported-from": file]), to: out)
             let rejected = statistics.rejected.map { "\($0.value) \($0.key)" }.sorted().joined(separator: ", ")
             printError("wrote \(track.fixes.count) fixes from \(statistics.epochs) epochs to \(out)"
                 + (skipped > 0 ? "; \(skipped) epochs before the first date left out" : "")

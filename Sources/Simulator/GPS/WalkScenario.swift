@@ -127,6 +127,11 @@ public struct WalkScenario: Sendable, Hashable, Codable {
     public struct Library: Sendable, Hashable, Codable {
         /// The places by id.
         public var places: [String: Place]
+
+        /// Creates a library.
+        public init(places: [String: Place]) {
+            self.places = places
+        }
     }
 
     /// Reads a scenario and its places library, refusing unknown fields and unknown places.
