@@ -193,13 +193,17 @@ extension GPSCommand {
             if let port = tcp {
                 let server = try NMEATCPServer(port: port)
                 defer { server.close() }
-                print("serving \(track.fixes.count) fixes as NMEA on tcp://127.0.0.1:\(server.port)")
+                var announce = StandardOutput()
+                announce.line("serving \(track.fixes.count) fixes as NMEA on tcp://127.0.0.1:\(server.port)")
+                announce.flush()
                 try await Task.sleep(for: .nanoseconds(Int64(wait * 1e9)))
                 try await track.serveNMEA(pacing: pacing, clock: ContinuousClock()) { server.broadcast($0) }
             } else {
                 let terminal = try PseudoTerminal()
                 defer { terminal.close() }
-                print(terminal.slavePath)
+                var announce = StandardOutput()
+                announce.line(terminal.slavePath)
+                announce.flush()
                 printError("serving \(track.fixes.count) fixes as NMEA on \(terminal.slavePath)")
                 try await Task.sleep(for: .nanoseconds(Int64(wait * 1e9)))
                 try await track.serveNMEA(pacing: pacing, clock: ContinuousClock()) { try terminal.write($0) }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TestSupport
 
@@ -138,6 +141,48 @@ private func scratchFolder() throws -> String {
         let nmea = try hal("gps", "export", folder + "/shared.jsonl", "--nmea")
         #expect(nmea.output.hasPrefix("$GPRMC,"))
         #expect(nmea.output.contains("\r\n$GPGGA,"))
+    }
+
+    @Test func serveStreamsAWalkAsNMEAOverTCP() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: halPath)
+        process.arguments = ["gps", "serve", "traces/ubc/main-mall-tour.walk.json", "--tcp", "0", "--rate", "50", "--wait", "1"]
+        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate() }
+        // The first line names the port: "serving 1431 fixes as NMEA on tcp://127.0.0.1:PORT".
+        var announced = Data()
+        while !announced.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            announced.append(chunk)
+        }
+        let line = String(decoding: announced, as: UTF8.self)
+        #expect(line.hasPrefix("serving 1431 fixes as NMEA on tcp://127.0.0.1:"))
+        let port = UInt16(line.split(separator: ":").last!.trimmingCharacters(in: .whitespacesAndNewlines))!
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while received.count < 2000 {
+            let count = read(socket, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[..<count]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        #expect(text.hasPrefix("$GPRMC,170000.000,A,4916.16"))  // 17:00:00 at the Rose Garden, 49°16.16' N
+        #expect(text.contains("$GPGGA,"))
     }
 
     @Test func devicesListsTheBackendsAndWhatTheyCanOpen() throws {
