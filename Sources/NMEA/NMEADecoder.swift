@@ -123,43 +123,20 @@ public struct NMEADecoder: Sendable {
         statistics.epochs += 1
         fix.mode = fix.resolvedMode
         if let time = fix.timeOfDay {
-            if let last = lastTimeOfDay, time < last - 43_200, var current = date {
+            if let last = lastTimeOfDay, time < last - 43_200, let current = date {
                 // The time of day wrapped past midnight with no new date: the next day.
-                current = Self.civilDate(days: Self.days(current) + 1)
-                date = current
+                let next = UTCTime.civilDate(days: UTCTime.days(year: current.year, month: current.month, day: current.day) + 1)
+                date = (next.day, next.month, next.year)
             }
             lastTimeOfDay = time
             if let date {
-                var nanoseconds = Self.days(date) * 86_400_000_000_000 + Int64((time * 1e9).rounded())
+                var nanoseconds = UTCTime.days(year: date.year, month: date.month, day: date.day) * UTCTime.nanosecondsPerDay
+                    + Int64((time * 1e9).rounded())
                 while nanoseconds < rolloverPivot { nanoseconds += 1024 * 7 * 86_400_000_000_000 }
                 fix.utcNanoseconds = nanoseconds
             }
         }
         return fix
-    }
-
-    // MARK: Calendar
-
-    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
-    static func days(_ date: (day: Int, month: Int, year: Int)) -> Int64 {
-        let year = Int64(date.month <= 2 ? date.year - 1 : date.year)
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let month = Int64(date.month)
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + Int64(date.day) - 1
-        return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
-    }
-
-    static func civilDate(days: Int64) -> (day: Int, month: Int, year: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (Int(day), Int(month), Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)))
     }
 }
 

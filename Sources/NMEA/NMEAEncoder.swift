@@ -105,7 +105,7 @@ public struct NMEAEncoder: Sendable {
 
     private static func date(_ utc: Int64) -> String {
         let days = utc >= 0 ? utc / 86_400_000_000_000 : (utc + 1) / 86_400_000_000_000 - 1
-        let (day, month, year) = NMEADecoder.civilDate(days: days)
+        let (year, month, day) = UTCTime.civilDate(days: days)
         return padded(day, 2) + padded(month, 2) + padded(year % 100, 2)
     }
 }

@@ -163,16 +163,8 @@ private func scratchFolder() throws -> String {
         let line = String(decoding: announced, as: UTF8.self)
         #expect(line.hasPrefix("serving 1431 fixes as NMEA on tcp://127.0.0.1:"))
         let port = UInt16(line.split(separator: ":").last!.trimmingCharacters(in: .whitespacesAndNewlines))!
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = try #require(connectToLoopback(port: port))
         defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while received.count < 2000 {

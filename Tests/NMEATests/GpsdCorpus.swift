@@ -60,21 +60,6 @@ struct GpsdLog {
     }
 
     static func parseTime(_ text: String) -> Int64? {
-        // 2014-12-31T03:07:19.000Z
-        let parts = text.dropLast().split(separator: "T")
-        guard parts.count == 2 else { return nil }
-        let date = parts[0].split(separator: "-").compactMap { Int($0) }
-        let time = parts[1].split(separator: ":")
-        guard date.count == 3, time.count == 3, let hours = Int(time[0]), let minutes = Int(time[1]), let seconds = Double(time[2]) else { return nil }
-        let days = daysFromCivil(date[0], date[1], date[2])
-        return days * 86_400_000_000_000 + Int64(hours * 3600 + minutes * 60) * 1_000_000_000 + Int64((seconds * 1e9).rounded())
-    }
-
-    static func daysFromCivil(_ y: Int, _ m: Int, _ d: Int) -> Int64 {
-        let year = Int64(m <= 2 ? y - 1 : y)
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yoe = year - era * 400
-        let doy = (153 * Int64(m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(d) - 1
-        return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+        UTCTime.parse(text)
     }
 }

@@ -32,7 +32,7 @@ import Glibc
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         for _ in 0..<100 {
-            if let descriptor = try? connectAndWatch(port: port) {
+            if let descriptor = connectToLoopback(port: port) {
                 defer { close(descriptor) }
                 var reader = [UInt8](repeating: 0, count: 4096)
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
@@ -52,22 +52,6 @@ import Glibc
     static func stop(_ process: Process) {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-    }
-
-    static func connectAndWatch(port: UInt16) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw POSIXError(.ECONNREFUSED)
-        }
-        return descriptor
     }
 
     /// Removes the System V shared memory gpsd leaves when run as root (it drops privileges

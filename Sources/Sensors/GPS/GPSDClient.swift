@@ -45,18 +45,10 @@ public struct GPSDClient: LocationProvider {
 
     /// Starts watching.
     public func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<LocationFix, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: LocationFix.self, bufferingPolicy: buffering.asyncThrowingStreamPolicy(LocationFix.self))
-        let stop = StopFlag()
         let client = self
-        let thread = Thread {
-            client.run(stop: stop) { continuation.yield($0) }
-            continuation.finish()
+        return DeviceThread.stream(name: "gpsd " + info.uri, buffering: buffering) { stop, yield in
+            client.run(stop: stop, yield: yield)
         }
-        thread.name = "gpsd " + info.uri
-        continuation.onTermination = { _ in stop.set() }
-        thread.start()
-        return stream
     }
 
     private func run(stop: StopFlag, yield: (LocationFix) -> Void) {
@@ -105,7 +97,7 @@ public struct GPSDClient: LocationProvider {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
               object["class"] as? String == "TPV"
         else { return nil }
-        let utc = (object["time"] as? String).flatMap(Self.parseTime)
+        let utc = (object["time"] as? String).flatMap(UTCTime.parse)
         let mode = object["mode"] as? Int ?? 0
         guard mode >= 2, let latitude = object["lat"] as? Double, let longitude = object["lon"] as? Double else {
             return .noFix(at: timestamp, utcNanoseconds: utc)
@@ -118,13 +110,5 @@ public struct GPSDClient: LocationProvider {
             horizontalAccuracy: object["eph"] as? Double, verticalAccuracy: threeDimensional ? object["epv"] as? Double : nil,
             speed: object["speed"] as? Double, course: (object["track"] as? Double).map { $0.truncatingRemainder(dividingBy: 360) },
             satellites: nil)
-    }
-
-    /// `2026-03-14T12:00:00.000Z` as nanoseconds since 1970.
-    static func parseTime(_ text: String) -> Int64? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
-        return Int64((date.timeIntervalSince1970 * 1000).rounded()) * 1_000_000
     }
 }

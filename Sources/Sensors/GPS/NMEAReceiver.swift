@@ -1,7 +1,6 @@
 import Foundation
 public import HAL
 import NMEA
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,22 +81,10 @@ public struct NMEAReceiver: LocationProvider {
 
     /// Starts reading.
     public func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<LocationFix, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: LocationFix.self, bufferingPolicy: buffering.asyncThrowingStreamPolicy(LocationFix.self))
-        let stop = StopFlag()
         let receiver = self
-        let thread = Thread {
-            do {
-                try receiver.run(stop: stop) { continuation.yield($0) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
+        return DeviceThread.stream(name: "nmea " + info.uri, buffering: buffering) { stop, yield in
+            try receiver.run(stop: stop, yield: yield)
         }
-        thread.name = "nmea " + info.uri
-        continuation.onTermination = { _ in stop.set() }
-        thread.start()
-        return stream
     }
 
     private func open() throws(DeviceError) -> Int32 {
@@ -180,11 +167,4 @@ public struct NMEAReceiver: LocationProvider {
             }
         }
     }
-}
-
-/// A flag a stream's termination sets and its reading thread checks.
-final class StopFlag: Sendable {
-    private let flag = Mutex(false)
-    func set() { flag.withLock { $0 = true } }
-    var isSet: Bool { flag.withLock { $0 } }
 }

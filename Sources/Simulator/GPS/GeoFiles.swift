@@ -139,7 +139,7 @@ public enum GeoFiles {
     }
 
     static func parseTime(_ text: String) -> Int64? {
-        if let exact = UTCTimestampFormat.parse(text) { return exact }
+        if let exact = UTCTime.parse(text) { return exact }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }

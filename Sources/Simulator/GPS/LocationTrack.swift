@@ -47,7 +47,7 @@ public struct LocationTrack: Sendable {
             guard fix.mode != .none, let coordinate = fix.coordinate else { continue }
             text += "      <trkpt lat=\"\(coordinate.latitude)\" lon=\"\(coordinate.longitude)\">"
             if let altitude = fix.altitude { text += "<ele>\(altitude)</ele>" }
-            if let utc = fix.utcNanoseconds { text += "<time>\(UTCTimestampFormat.format(utc))</time>" }
+            if let utc = fix.utcNanoseconds { text += "<time>\(UTCTime.format(utc))</time>" }
             if let satellites = fix.satellites { text += "<sat>\(satellites)</sat>" }
             if let accuracy = fix.horizontalAccuracy { text += "<hdop>\(((accuracy / 5) * 100).rounded() / 100)</hdop>" }
             text += "</trkpt>\n"

@@ -29,7 +29,7 @@ extension WalkScenario {
             metadata: ["generator": "WalkScenario", "seed": String(seed)].merging(title.map { ["title": $0] } ?? [:]) { a, _ in a })
         let legs = legs(places: places)
         let end = legs.last?.end ?? 0
-        let startUTC = UTCTimestampFormat.parse(start) ?? 0
+        let startUTC = UTCTime.parse(start) ?? 0
         let period = 1 / rate
         var random = SeededRandom(seed: seed)
         let jumpBearings = (multipath ?? []).map { $0.bearing ?? random.unit() * 360 }

@@ -149,7 +149,7 @@ public struct WalkScenario: Sendable, Hashable, Codable {
 
     /// Checks the scenario against its places.
     public func validate(places: [String: Place], file: String? = nil) throws {
-        guard UTCTimestampFormat.parse(start) != nil else { throw ScriptError(file: file, "start: '\(start)' is not an ISO 8601 UTC time") }
+        guard UTCTime.parse(start) != nil else { throw ScriptError(file: file, "start: '\(start)' is not an ISO 8601 UTC time") }
         guard rate > 0, rate <= 100 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 100 Hz") }
         func check(_ target: Target?, _ place: String) throws {
             if case .named(let name) = target, places[name] == nil {

@@ -292,7 +292,7 @@ public struct TraceDecoder {
         let mode = try fields.enumeration("mode", FixMode.self)!
         var utc: Int64?
         if let text = try fields.optional("utc", Self.readString) {
-            guard let parsed = UTCTimestampFormat.parse(text) else {
+            guard let parsed = UTCTime.parse(text) else {
                 throw fields.error(.invalidValue, "utc", "'\(text)' is not an ISO 8601 UTC time such as 2026-11-21T10:15:30.25Z")
             }
             utc = parsed

@@ -171,7 +171,7 @@ public struct TraceEncoder: Sendable {
         out.string(fix.mode.rawValue)
         if let utc = fix.utcNanoseconds {
             out.key("utc")
-            out.string(UTCTimestampFormat.format(utc))
+            out.string(UTCTime.format(utc))
         }
         switch (fix.mode, fix.coordinate) {
         case (.none, nil): break

@@ -1,8 +1,11 @@
-/// ISO 8601 UTC times (`2026-11-21T10:15:30.250Z`) to and from nanoseconds since the Unix epoch,
-/// on the proleptic Gregorian calendar, without Foundation's formatters.
-enum UTCTimestampFormat {
-    /// Formats with as few fractional digits as keep the value exact: none, 3, 6 or 9.
-    static func format(_ nanoseconds: Int64) -> String {
+/// UTC time as nanoseconds since 1970-01-01T00:00:00Z, on the proleptic Gregorian calendar:
+/// ISO 8601 text (`2026-11-21T10:15:30.250Z`) both ways, and civil dates, without Foundation.
+public enum UTCTime {
+    /// Nanoseconds in a day.
+    public static let nanosecondsPerDay: Int64 = 86_400_000_000_000
+
+    /// ISO 8601 text with as few fractional digits as keep the value exact: none, 3, 6 or 9.
+    public static func format(_ nanoseconds: Int64) -> String {
         let nanosPerSecond: Int64 = 1_000_000_000
         var seconds = nanoseconds / nanosPerSecond
         var fraction = nanoseconds % nanosPerSecond
@@ -16,8 +19,8 @@ enum UTCTimestampFormat {
             secondOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = civilDate(fromDays: days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+        let (year, month, day) = civilDate(days: days)
+        var text = pad(Int64(year), 4) + "-" + pad(Int64(month), 2) + "-" + pad(Int64(day), 2) + "T"
         text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         if fraction != 0 {
             var digits = pad(fraction, 9)
@@ -28,7 +31,7 @@ enum UTCTimestampFormat {
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z`; returns `nil` for anything else.
-    static func parse(_ text: String) -> Int64? {
+    public static func parse(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
         func number(_ start: Int, _ count: Int) -> Int64? {
@@ -57,7 +60,7 @@ enum UTCTimestampFormat {
         } else if fractionEnd != 19 {
             return nil
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = days(year: Int(year), month: Int(month), day: Int(day))
         return (days * 86_400 + hour * 3600 + minute * 60 + second) * 1_000_000_000 + nanos
     }
 
@@ -74,18 +77,18 @@ enum UTCTimestampFormat {
         }
     }
 
-    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
+    /// Days since 1970-01-01 of a civil date (Howard Hinnant's `days_from_civil`).
+    public static func days(year: Int, month: Int, day: Int) -> Int64 {
+        let shiftedYear = Int64(month <= 2 ? year - 1 : year)
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfYear = (153 * Int64(month > 2 ? month - 3 : month + 9) + 2) / 5 + Int64(day) - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    private static func civilDate(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    /// The civil date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    public static func civilDate(days: Int64) -> (year: Int, month: Int, day: Int) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
@@ -94,6 +97,6 @@ enum UTCTimestampFormat {
         let monthIndex = (5 * dayOfYear + 2) / 153
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        return (Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
     }
 }

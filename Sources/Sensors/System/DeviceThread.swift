@@ -1,0 +1,36 @@
+import Foundation
+import HAL
+import Synchronization
+
+/// A device stream whose blocking I/O runs on a dedicated thread, never on the cooperative
+/// pool: `body` reads until the stop flag is set (the consumer went away) or the device
+/// ends, yielding readings as they come; a thrown error ends the stream with it.
+enum DeviceThread {
+    static func stream<Element: Sendable>(
+        name: String, buffering: ReadingBuffering,
+        _ body: @escaping @Sendable (StopFlag, (Element) -> Void) throws -> Void
+    ) -> AsyncThrowingStream<Element, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Element.self, bufferingPolicy: buffering.asyncThrowingStreamPolicy(Element.self))
+        let stop = StopFlag()
+        let thread = Thread {
+            do {
+                try body(stop) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        thread.name = name
+        continuation.onTermination = { _ in stop.set() }
+        thread.start()
+        return stream
+    }
+}
+
+/// A flag a stream's termination sets and its reading thread checks.
+final class StopFlag: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
+}
