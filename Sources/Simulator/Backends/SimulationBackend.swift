@@ -7,7 +7,7 @@ public struct SimulationBackend: DeviceBackend {
     /// `sim`.
     public var scheme: String { "sim" }
     /// What `hal devices` says about the backend.
-    public var summary: String { "simulate a motion script: sim:FILE.motion.json#gyro|accel|touch[?rate=N|realtime&loop=N]" }
+    public var summary: String { "simulate a motion script: sim:FILE.motion.json#gyro|accel|mag|touch|truth[?rate=N|realtime&loop=N]" }
     /// Folders whose `.motion.json` scripts discovery lists.
     public var searchFolders: [String]
 
