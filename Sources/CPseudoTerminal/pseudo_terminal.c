@@ -9,7 +9,7 @@
 #include <errno.h>
 
 int hal_open_pseudo_terminal(char *slave_path, size_t slave_path_size) {
-    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
     if (master < 0) return -1;
     if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, slave_path, slave_path_size) != 0) {
         int saved = errno;

@@ -56,7 +56,11 @@ extension GeoCoordinate {
             let (sinLambda, cosLambda) = (sin(lambda), cos(lambda))
             let term = cosU1 * sinU2 - sinU1 * cosU2 * cosLambda
             sinSigma = ((cosU2 * sinLambda) * (cosU2 * sinLambda) + term * term).squareRoot()
-            if sinSigma == 0 { return Geodesic(distance: 0, initialBearing: 0, finalBearing: 0) }
+            if sinSigma == 0 {
+                // Coincident points; exactly antipodal ones have no unique geodesic for Vincenty.
+                guard sinU1 * sinU2 + cosU1 * cosU2 * cos(lambda) > 0 else { throw .noConvergence }
+                return Geodesic(distance: 0, initialBearing: 0, finalBearing: 0)
+            }
             cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosLambda
             sigma = atan2(sinSigma, cosSigma)
             let sinAlpha = cosU1 * cosU2 * sinLambda / sinSigma

@@ -5,14 +5,19 @@ public import HAL
 ///
 /// The merge releases the earliest reading only once every sensor still running has one
 /// waiting, so the fusion sees the readings in time order whichever device delivers first
-/// (replayed devices run ahead of each other; live ones jitter). It costs at most one
-/// sample period of latency. The stream ends when every sensor's has, and fails with the
-/// first sensor error, such as a device that went away.
+/// (replayed devices run ahead of each other; live ones jitter). That costs up to the slowest
+/// sensor's sample period of latency. A sensor that delivers nothing for ``stallTimeout``
+/// seconds while others do is passed over until it delivers again, so a magnetometer that
+/// stops does not stop the attitude. The stream ends when every sensor's has, and fails with
+/// the first sensor error, such as a device that went away.
 public struct FusedAttitudeSensor: AttitudeSensor {
     /// Describes the fused device; its URI names the sensors it fuses.
     public let info: DeviceInfo
     private let sensors: [any MotionSensor]
     private let settings: AttitudeFilter.Settings
+    /// Seconds (on the system's continuous clock) a sensor may stay silent while others
+    /// deliver before the merge stops waiting for it.
+    public var stallTimeout: Double = 1
 
     /// Creates the sensor from a gyroscope, an accelerometer and, optionally, a magnetometer.
     public init(
@@ -34,6 +39,7 @@ public struct FusedAttitudeSensor: AttitudeSensor {
         let (arrivals, input) = AsyncThrowingStream.makeStream(of: (sensor: Int, sample: MotionSample?).self)
         let sensors = sensors
         let settings = settings
+        let stallTimeout = stallTimeout
         let task = Task {
             await withTaskGroup(of: Void.self) { group in
                 for (index, sensor) in sensors.enumerated() {
@@ -48,9 +54,15 @@ public struct FusedAttitudeSensor: AttitudeSensor {
                 }
                 var fusion = MotionFusion(settings: settings, usesMagnetometer: sensors.count == 3)
                 var merge = TimestampMerge(sources: sensors.count)
+                var lastArrival = [ContinuousClock.Instant](repeating: .now, count: sensors.count)
                 do {
                     for try await arrival in arrivals {
+                        let now = ContinuousClock.now
+                        lastArrival[arrival.sensor] = now
                         merge.add(arrival.sample, from: arrival.sensor)
+                        for source in sensors.indices {
+                            merge.setStalled(source, (now - lastArrival[source]).seconds > stallTimeout)
+                        }
                         while let sample = merge.next() {
                             if let attitude = fusion.add(sample) { continuation.yield(attitude) }
                         }
@@ -75,11 +87,18 @@ struct TimestampMerge {
     private var queues: [[MotionSample]]
     private var heads: [Int]
     private var finished: [Bool]
+    private var stalled: [Bool]
 
     init(sources: Int) {
         queues = Array(repeating: [], count: sources)
         heads = Array(repeating: 0, count: sources)
         finished = Array(repeating: false, count: sources)
+        stalled = Array(repeating: false, count: sources)
+    }
+
+    /// Marks a source as stalled (passed over while it has nothing queued) or not.
+    mutating func setStalled(_ source: Int, _ isStalled: Bool) {
+        stalled[source] = isStalled
     }
 
     /// Every source has ended and everything has been released.
@@ -95,7 +114,7 @@ struct TimestampMerge {
         var earliest: Int?
         for source in queues.indices {
             guard heads[source] < queues[source].count else {
-                if finished[source] { continue }
+                if finished[source] || stalled[source] { continue }
                 return nil
             }
             if earliest.map({ queues[source][heads[source]].timestamp < queues[$0][heads[$0]].timestamp }) ?? true {

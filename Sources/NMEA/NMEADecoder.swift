@@ -25,6 +25,8 @@ public struct NMEADecoder: Sendable {
     /// Sentences used, and lines rejected, by reason.
     public private(set) var statistics = Statistics()
     private var epoch: NMEAFix?
+    /// Whether a sentence of the epoch in progress gave a date.
+    private var epochHasDate = false
     private var date: (day: Int, month: Int, year: Int)?
     private var lastTimeOfDay: Double?
 
@@ -103,12 +105,19 @@ public struct NMEADecoder: Sendable {
         }
         statistics.count(type)
         var closed: NMEAFix?
-        if let time = update.timeOfDay, let current = epoch, current.timeOfDay != time {
+        // A new time closes the epoch, unless the epoch so far holds only sentences that never carry
+        // a time (GSA, GSV, VTG: a receiver opened mid-burst); then it is this time's epoch. A no-fix
+        // GGA or RMC with an empty time field is an epoch of its own.
+        if let time = update.timeOfDay, let current = epoch,
+           current.timeOfDay.map({ $0 != time }) ?? current.sentenceTypes.contains(where: \.carriesTime) {
             closed = close()
         }
         if epoch == nil { epoch = NMEAFix() }
         update.apply(to: &epoch!, type: type)
-        if let newDate = update.date { date = newDate }
+        if let newDate = update.date {
+            date = newDate
+            epochHasDate = true
+        }
         return closed
     }
 
@@ -120,11 +129,13 @@ public struct NMEADecoder: Sendable {
     private mutating func close() -> NMEAFix? {
         guard var fix = epoch else { return nil }
         epoch = nil
+        let hadDate = epochHasDate
+        epochHasDate = false
         statistics.epochs += 1
         fix.mode = fix.resolvedMode
         if let time = fix.timeOfDay {
-            if let last = lastTimeOfDay, time < last - 43_200, let current = date {
-                // The time of day wrapped past midnight with no new date: the next day.
+            if let last = lastTimeOfDay, time < last - 43_200, !hadDate, let current = date {
+                // The time of day wrapped past midnight and no sentence of this epoch gave the new date.
                 let next = UTCTime.civilDate(days: UTCTime.days(year: current.year, month: current.month, day: current.day) + 1)
                 date = (next.day, next.month, next.year)
             }

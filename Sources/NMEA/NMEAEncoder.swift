@@ -15,9 +15,12 @@ public struct NMEAEncoder: Sendable {
         self.talker = talker
     }
 
-    /// The sentences for one fix, each with its checksum and `\r\n`.
+    /// The sentences for one fix, each with its checksum and `\r\n`. A fix without UTC time is
+    /// written at 1970-01-01T00:00:00Z plus nothing: give fixes a UTC time first (see
+    /// `LocationTrack.withUTC(from:)` in Simulator).
     public func sentences(for fix: LocationFix) -> [String] {
-        let utc = fix.utcNanoseconds ?? 0
+        // Round to the millisecond once, so that time and date agree just before midnight.
+        let utc = ((fix.utcNanoseconds ?? 0) + 500_000) / 1_000_000 * 1_000_000
         let time = Self.time(utc)
         let date = Self.date(utc)
         let valid = fix.mode != .none && fix.coordinate != nil
@@ -79,8 +82,8 @@ public struct NMEAEncoder: Sendable {
         fixed(value, places: places, integerDigits: 1)
     }
 
-    /// `value` rounded to `places` decimals, its whole part zero-padded to `integerDigits`.
-    static func fixed(_ value: Double, places: Int, integerDigits: Int) -> String {
+    /// `value` rounded to `places` decimals (at most 15), its whole part zero-padded to `integerDigits`.
+    public static func fixed(_ value: Double, places: Int, integerDigits: Int) -> String {
         var scale: Int64 = 1
         for _ in 0..<places { scale *= 10 }
         let scaled = Int64((abs(value) * Double(scale)).rounded())

@@ -132,7 +132,7 @@ struct Update {
     private mutating func parseTime(_ s: FramedSentence, _ index: Int) -> Bool {
         guard let range = s.field(index) else { return true }
         guard range.count >= 6, let hours = s.digits(range.lowerBound, 2), let minutes = s.digits(range.lowerBound + 2, 2),
-              let seconds = s.double((range.lowerBound + 4)..<range.upperBound), hours < 24, minutes < 60, seconds < 61
+              let seconds = s.unsignedDouble((range.lowerBound + 4)..<range.upperBound), hours < 24, minutes < 60, seconds < 61
         else { return false }
         timeOfDay = Double(hours * 3600 + minutes * 60) + seconds
         return true
@@ -154,7 +154,7 @@ struct Update {
 
     private static func angle(_ s: FramedSentence, _ range: Range<Int>, degreeDigits: Int) -> Double? {
         guard range.count > degreeDigits + 1, let degrees = s.digits(range.lowerBound, degreeDigits),
-              let minutes = s.double((range.lowerBound + degreeDigits)..<range.upperBound), minutes < 60
+              let minutes = s.unsignedDouble((range.lowerBound + degreeDigits)..<range.upperBound), minutes < 60
         else { return nil }
         return Double(degrees) + minutes / 60
     }

@@ -19,6 +19,9 @@ public enum SentenceType: String, Sendable, Hashable, CaseIterable {
     /// Pseudorange error statistics: position error σ.
     case gst = "GST"
 
+    /// Whether the sentence type has a UTC time field (GSA, GSV and VTG do not).
+    var carriesTime: Bool { self != .gsa && self != .gsv && self != .vtg }
+
     init?(_ a: UInt8, _ b: UInt8, _ c: UInt8) {
         switch (a, b, c) {
         case (82, 77, 67): self = .rmc          // RMC
@@ -120,9 +123,19 @@ struct FramedSentence {
 
     /// A decimal number (`-12.345`), parsed exactly for up to 15 significant digits.
     func double(_ range: Range<Int>) -> Double? {
+        decimal(range, signed: true)
+    }
+
+    /// A decimal number without a sign (the seconds of a time, the minutes of an angle).
+    func unsignedDouble(_ range: Range<Int>) -> Double? {
+        decimal(range, signed: false)
+    }
+
+    @inline(__always)
+    private func decimal(_ range: Range<Int>, signed: Bool) -> Double? {
         var index = range.lowerBound
         var negative = false
-        if index < range.upperBound, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+        if signed, index < range.upperBound, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
             negative = bytes[index] == UInt8(ascii: "-")
             index += 1
         }

@@ -43,10 +43,12 @@ import Testing
         #expect(worstDestination < 1e-3, "worst destination error \(worstDestination) m")
     }
 
-    @Test func nearlyAntipodalPointsSayTheyCannotConverge() {
+    @Test func nearlyAntipodalPointsSayTheyCannotConverge() throws {
         let here = GeoCoordinate(latitude: 0, longitude: 0)
         let almostOpposite = GeoCoordinate(latitude: 0.5, longitude: 179.7)
         #expect(throws: GeodesyError.noConvergence) { try here.geodesic(to: almostOpposite) }
+        #expect(throws: GeodesyError.noConvergence) { try here.geodesic(to: GeoCoordinate(latitude: 0, longitude: 180)) }
+        #expect(try here.geodesic(to: here).distance == 0)
         // The distance falls back to the mean sphere, within 0.5 % of the true 19 936 km or so.
         #expect(abs(here.distance(to: almostOpposite) - 19_936_000) / 19_936_000 < 0.005)
     }

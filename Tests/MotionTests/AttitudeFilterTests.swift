@@ -148,7 +148,9 @@ import Testing
     @Test func replayedMotionSensorsFuseIntoAnAttitudeDevice() async throws {
         let trace = try generated("fusion-reference.motion.json")
         let channel = { (id: String) in try ReplayedChannel<MotionSample>(trace: trace, channel: id) }
-        let sensor = FusedAttitudeSensor(gyroscope: try channel("gyro"), accelerometer: try channel("accel"), magnetometer: try channel("mag"))
+        var sensor = FusedAttitudeSensor(gyroscope: try channel("gyro"), accelerometer: try channel("accel"), magnetometer: try channel("mag"))
+        // Replayed devices all deliver; a long stall timeout keeps a busy machine from passing one over.
+        sensor.stallTimeout = 60
         #expect(sensor.info.kind == .attitude)
         #expect(sensor.info.uri.hasPrefix("fusion:trace:memory#gyro+"))
         var truths: [Timestamp: AttitudeSample] = [:]
@@ -166,6 +168,26 @@ import Testing
         // Merged in timestamp order, the device fuses exactly as the replay does.
         let replayed = try fuse(trace)
         #expect(abs(statistics.rms.total - replayed.statistics.rms.total) < 1e-12)
+    }
+
+    @Test func aMagnetometerThatFallsSilentDoesNotStopTheAttitude() async throws {
+        struct Silent: MotionSensor {
+            var info: DeviceInfo { DeviceInfo(uri: "test:silent", name: "silent", kind: .magnetometer, backend: "test") }
+            func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<MotionSample, any Error> {
+                AsyncThrowingStream { _ in }  // never delivers, never ends
+            }
+        }
+        let trace = try generated("fusion-reference.motion.json")
+        let gyro = try ReplayedChannel<MotionSample>(trace: trace, channel: "gyro", options: ReplayOptions(pacing: .rate(20)))
+        let accel = try ReplayedChannel<MotionSample>(trace: trace, channel: "accel", options: ReplayOptions(pacing: .rate(20)))
+        var sensor = FusedAttitudeSensor(gyroscope: gyro, accelerometer: accel, magnetometer: Silent())
+        sensor.stallTimeout = 0.2
+        var count = 0
+        for try await _ in sensor.readings(buffering: .unbounded) {
+            count += 1
+            if count == 100 { break }
+        }
+        #expect(count == 100)
     }
 
     @Test func aSensorThatGoesAwayEndsTheStreamWithItsError() async throws {

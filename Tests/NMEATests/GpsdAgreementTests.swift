@@ -16,14 +16,12 @@ import Testing
         var modes = 0
         /// Mode differences where the epoch's GSA says 2D though GGA gave an altitude (gpsd says 3D).
         var gsaTwoDimensional = 0
-        /// Mode differences in epochs with no GGA, GNS or GSA, where gpsd keeps the last epoch's 3D.
-        var carriedOver = 0
         var unexplained: [String] = []
         var rejected: [NMEASentence.Rejection: Int] = [:]
 
         var description: String {
             "\(name): \(gpsdEpochs) epochs, found \(found), positions \(positions), altitudes \(altitudes), modes \(modes) "
-                + "(GSA 2D \(gsaTwoDimensional), carried over \(carriedOver)); rejected \(rejected.map { "\($0.key) \($0.value)" }.sorted())"
+                + "(GSA 2D \(gsaTwoDimensional)); rejected \(rejected.map { "\($0.key) \($0.value)" }.sorted())"
         }
     }
 
@@ -60,8 +58,6 @@ import Testing
                 result.modes += 1
             } else if mode == 2, report.mode == 3, fix.sentences.contains("GSA"), fix.altitudeMSL != nil {
                 result.gsaTwoDimensional += 1
-            } else if mode == 2, report.mode == 3, !fix.sentences.contains(where: { ["GGA", "GNS", "GSA"].contains($0) }) {
-                result.carriedOver += 1
             } else {
                 result.unexplained.append("mode at \(report.time): \(mode) vs gpsd \(report.mode), from \(fix.sentences)")
             }
@@ -84,9 +80,8 @@ import Testing
         let results = try GpsdLog.names.map { try Self.agreement($0) }
         let epochs = results.map(\.gpsdEpochs).reduce(0, +)
         #expect(epochs == 925)
-        #expect(results.map(\.modes).reduce(0, +) == epochs - 11)
+        #expect(results.map(\.modes).reduce(0, +) == epochs - 10)
         #expect(results.map(\.gsaTwoDimensional).reduce(0, +) == 10)
-        #expect(results.map(\.carriedOver).reduce(0, +) == 1)
         // Only the one cut-off line in ublox-8 is bad; the rest of what is rejected is well formed
         // but not used: proprietary $PSRF/$PSTI and $GPTXT.
         let rejected = results.reduce(into: [NMEASentence.Rejection: Int]()) { total, result in

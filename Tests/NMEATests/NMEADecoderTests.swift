@@ -114,6 +114,51 @@ import Testing
         #expect(fixes.map(\.utcNanoseconds) == [1_798_761_599_000_000_000, 1_798_761_600_000_000_000])  // 2026-12-31T23:59:59Z, 2027-01-01T00:00:00Z
     }
 
+    @Test func anRMCWithTheNewDateAtMidnightIsNotMovedOnTwice() {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GPRMC,235959,A,4916.45,N,12311.12,W,,,311226,,,A"),
+            line("GPRMC,000000,A,4916.45,N,12311.12,W,,,010127,,,A"),
+            line("GPRMC,000001,A,4916.45,N,12311.12,W,,,010127,,,A"),
+        ], decoder: &decoder)
+        #expect(fixes.map(\.utcNanoseconds) == [1_798_761_599_000_000_000, 1_798_761_600_000_000_000, 1_798_761_601_000_000_000])
+    }
+
+    @Test func sentencesWithoutATimeJoinTheNextTimedOne() {
+        var decoder = NMEADecoder()
+        // Opening a receiver mid-burst: a GSA first, then the epoch's timed sentences.
+        let fixes = decodeAll([
+            line("GPGSA,A,3,01,02,03,04,,,,,,,,,1.5,0.9,1.2"),
+            line("GPRMC,120000,A,4916.45,N,12311.12,W,,,211126,,,A"),
+            line("GPGGA,120000,4916.45,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+        ], decoder: &decoder)
+        #expect(fixes.count == 1)
+        #expect(fixes.first?.mode == .threeDimensional)
+        #expect(fixes.first?.sentences == ["GSA", "RMC", "GGA"])
+    }
+
+    @Test func signsAreMalformedInTimesAndAngles() {
+        var decoder = NMEADecoder()
+        _ = decodeAll([
+            line("GPGGA,1200-5,4916.45,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+            line("GPGGA,120000,49-6.45,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+        ], decoder: &decoder)
+        #expect(decoder.statistics.rejected == [.badField: 2])
+    }
+
+    @Test func aLogWithoutDatesIsPlacedByTimeOfDay() {
+        var decoder = NMEADecoder()
+        var timeline = EpochTimeline()
+        let lines = [
+            line("GPGGA,235958,4916.45,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+            line("GPGGA,235959,4916.46,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+            line("GPGGA,000000,4916.47,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+        ]
+        let fixes = decodeAll(lines, decoder: &decoder).compactMap { timeline.fix(for: $0) }
+        #expect(fixes.map(\.timestamp.nanoseconds) == [0, 1_000_000_000, 2_000_000_000])
+        #expect(fixes.allSatisfy { $0.utcNanoseconds == nil && $0.coordinate != nil })
+    }
+
     @Test func theEncoderRoundTripsThroughTheDecoder() {
         let fix = LocationFix(
             timestamp: .zero, utcNanoseconds: 1_795_262_400_250_000_000, mode: .threeDimensional,

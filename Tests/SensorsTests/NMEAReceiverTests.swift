@@ -71,6 +71,7 @@ import Testing
         #expect(error.code == .unsupported)
         #expect(error.message.contains("9600"))
         #expect(throws: DeviceError.self) { try NMEAReceiver(uri: DeviceURI("nmea:tcp://127.0.0.1")) }
+        #expect(throws: DeviceError.self) { try GPSDClient(uri: DeviceURI("gpsd://127.0.0.1:2947?retry=0")) }
     }
 }
 

@@ -46,6 +46,27 @@ import Testing
         #expect(fixes.allSatisfy { $0.utcNanoseconds == nil && $0.mode == .twoDimensional })
     }
 
+    @Test func anUntimedRouteExportsAsNMEAWithIncreasingTimes() throws {
+        let gpx = """
+            <gpx version="1.1"><rte>
+              <rtept lat="49.269386" lon="-123.256479"/><rtept lat="49.268916" lon="-123.256185"/><rtept lat="49.267351" lon="-123.253656"/>
+            </rte></gpx>
+            """
+        let track = try #require(try GeoFiles.importGPX(Array(gpx.utf8), file: "route.gpx").track)
+        let (back, statistics, skipped) = LocationTrack.importNMEA(track.nmea())
+        #expect(statistics.rejectedCount == 0 && skipped == 0)
+        #expect(back.fixes.count == 3)
+        #expect(back.fixes.map(\.timestamp) == track.fixes.map(\.timestamp).map { Timestamp(nanoseconds: ($0.nanoseconds + 500_000) / 1_000_000 * 1_000_000) })
+    }
+
+    @Test func gpxHasNoScientificNotation() throws {
+        let track = LocationTrack(channel: "gps", fixes: [LocationFix(
+            timestamp: .zero, mode: .threeDimensional, coordinate: GeoCoordinate(latitude: 0.00001, longitude: -0.000002), altitude: 0.00004)])
+        let gpx = track.gpx(name: "equator")
+        #expect(gpx.contains(#"<trkpt lat="0.00001" lon="-0.000002"><ele>0</ele>"#))
+        #expect(!gpx.contains("e-"))
+    }
+
     @Test func kmlPointsLineStringsAndTracks() throws {
         let kml = """
             <?xml version="1.0" encoding="UTF-8"?>

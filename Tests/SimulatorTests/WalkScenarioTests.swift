@@ -93,6 +93,8 @@ import Testing
             (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"to": {"lat": 1, "lon": 3}}]}"#, #"route[0]: the route starts with {"at": PLACE}"#),
             (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "dropout": []}"#, "dropout: unknown field"),
             (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "dropouts": [{"inside": {"lat": 1, "lon": 2}}]}"#, "dropouts[0].radius: an area needs a positive radius"),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "multipath": [{"at": 5, "seconds": -1, "jump": 3}]}"#, "multipath[0]: at, seconds and jump must be 0 or more"),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 91, "lon": 2}}]}"#, "route[0]: latitude 91.0, longitude 2.0 is not on the earth"),
         ]
         for (index, (text, message)) in cases.enumerated() {
             let path = folder + "/bad\(index).walk.json"

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-/// Opens a pseudo-terminal master in raw mode, read-write, close-on-exec, and writes the
+/// Opens a pseudo-terminal master in raw mode, read-write, close-on-exec, non-blocking, and writes the
 /// slave's path (such as /dev/pts/3) into `slave_path`. Returns the master's descriptor,
 /// or -1 with errno set.
 int hal_open_pseudo_terminal(char *slave_path, size_t slave_path_size);

@@ -40,6 +40,9 @@ public struct GPSDClient: LocationProvider {
         self.port = port
         retry = uri.queryValue("retry").flatMap(Double.init) ?? 0.5
         silence = uri.queryValue("silence").flatMap(Double.init) ?? 3
+        guard retry >= 0.05, retry <= 3600, silence > 0, silence <= 3600 else {
+            throw DeviceError(.invalidURI, uri: uri.description, "retry is 0.05 to 3600 s and silence 0 to 3600 s")
+        }
         info = DeviceInfo(uri: uri.description, name: "gpsd at \(host):\(port)", kind: .location, backend: "gpsd")
     }
 
@@ -87,7 +90,6 @@ public struct GPSDClient: LocationProvider {
                     break reading
                 }
             }
-            close(descriptor)
             if !stop.isSet { Thread.sleep(forTimeInterval: retry) }
         }
     }

@@ -12,8 +12,9 @@ import Glibc
 ///   An epoch closes on the next epoch's first sentence, or after `gap` seconds of quiet
 ///   (0.2 by default), so a 1 Hz receiver's fix is not held back a second.
 /// - **A file** is decoded as fast as possible, each fix stamped with its time since the
-///   log's first epoch.
-/// - **A receiver that stops talking** for `silence` seconds (3 by default) after reporting a
+///   log's first epoch: by UTC, or by time of day when the log has no date (``NMEA/EpochTimeline``).
+/// - **A receiver that stops talking** (no sentence the decoder takes; garbage and TXT do not
+///   count) for `silence` seconds (3 by default) after reporting a
 ///   position yields one fix with mode `none`: the consumer never keeps showing the last
 ///   position as current. Fixes resume when sentences do.
 /// - **A device that goes away** (the tty is unplugged, the TCP peer closes) ends the stream
@@ -129,27 +130,30 @@ public struct NMEAReceiver: LocationProvider {
         var reader = LineReader(descriptor: descriptor)
         var decoder = NMEADecoder()
         let live: Bool = if case .file = source { false } else { true }
-        var firstUTC: Int64?
+        var timeline = EpochTimeline()
         var quietFor = 0.0
         var lastHadPosition = false
         func deliver(_ epoch: NMEAFix) {
-            let timestamp: Timestamp
+            let fix: LocationFix
             if live {
-                timestamp = MonotonicClock.now
+                // A fragment with neither a time nor a position (a lone GSA) is not a report.
+                guard epoch.timeOfDay != nil || epoch.coordinate != nil else { return }
+                fix = epoch.locationFix(at: MonotonicClock.now)
             } else {
-                guard let utc = epoch.utcNanoseconds else { return }
-                firstUTC = firstUTC ?? utc
-                timestamp = Timestamp(nanoseconds: utc - firstUTC!)
+                guard let placed = timeline.fix(for: epoch) else { return }
+                fix = placed
             }
-            let fix = epoch.locationFix(at: timestamp)
             lastHadPosition = fix.coordinate != nil
             yield(fix)
         }
         while !stop.isSet {
             switch reader.next(timeout: live ? gap : 1) {
             case .line(let line):
-                quietFor = 0
+                // Only a sentence the decoder takes counts as the receiver talking: garbage at the
+                // wrong baud, or only TXT, must still end in a no-fix report.
+                let rejectedBefore = decoder.statistics.rejectedCount
                 if let epoch = line.withUnsafeBufferPointer({ decoder.decode(bytes: $0) }) { deliver(epoch) }
+                if decoder.statistics.rejectedCount == rejectedBefore, line.contains(UInt8(ascii: "$")) { quietFor = 0 }
             case .timeout:
                 if let epoch = decoder.finish() { deliver(epoch) }
                 quietFor += gap

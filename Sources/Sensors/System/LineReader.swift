@@ -33,7 +33,7 @@ struct LineReader {
                 return .line(line)
             }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(max(0, timeout * 1000)))
+            let ready = poll(&poller, 1, Int32(min(max(0, timeout * 1000), 3_600_000)))
             if ready < 0 {
                 if errno == EINTR { continue }
                 return .failure(errno: errno)

@@ -5,8 +5,9 @@ import Glibc
 
 /// A blocking TCP client connection, for device protocols on loopback or a board's network.
 enum TCPConnection {
-    /// Connects to `host:port` (numeric IPv4 or `localhost`) and returns the socket.
-    static func connect(host: String, port: UInt16, uri: String) throws(DeviceError) -> Int32 {
+    /// Connects to `host:port` (numeric IPv4 or `localhost`) within `timeout` seconds and
+    /// returns the socket, blocking again once connected.
+    static func connect(host: String, port: UInt16, uri: String, timeout: Double = 3) throws(DeviceError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_INET
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -17,11 +18,26 @@ enum TCPConnection {
         defer { freeaddrinfo(result) }
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw DeviceError(.ioFailure, uri: uri, describeErrno(errno)) }
-        guard Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
-            let code = errno
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+        var code: Int32 = 0
+        if Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0 {
+            code = errno
+            if code == EINPROGRESS {
+                var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                if poll(&poller, 1, Int32(timeout * 1000)) == 1 {
+                    var length = socklen_t(MemoryLayout<Int32>.size)
+                    getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length)
+                } else {
+                    code = ETIMEDOUT
+                }
+            }
+        }
+        guard code == 0 else {
             close(descriptor)
             throw DeviceError(code == ECONNREFUSED ? .notFound : .ioFailure, uri: uri, "cannot connect: \(describeErrno(code))")
         }
+        _ = fcntl(descriptor, F_SETFL, flags)
         return descriptor
     }
 

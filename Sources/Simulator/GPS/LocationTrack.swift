@@ -45,14 +45,23 @@ public struct LocationTrack: Sendable {
         text += "  <trk>\n    <name>\(Self.escaped(name))</name>\n    <trkseg>\n"
         for fix in fixes {
             guard fix.mode != .none, let coordinate = fix.coordinate else { continue }
-            text += "      <trkpt lat=\"\(coordinate.latitude)\" lon=\"\(coordinate.longitude)\">"
-            if let altitude = fix.altitude { text += "<ele>\(altitude)</ele>" }
+            // Fixed-point: GPX's xsd:decimal has no exponent, which Swift's shortest form uses near 0.
+            text += "      <trkpt lat=\"\(Self.decimal(coordinate.latitude, 9))\" lon=\"\(Self.decimal(coordinate.longitude, 9))\">"
+            if let altitude = fix.altitude { text += "<ele>\(Self.decimal(altitude, 3))</ele>" }
             if let utc = fix.utcNanoseconds { text += "<time>\(UTCTime.format(utc))</time>" }
             if let satellites = fix.satellites { text += "<sat>\(satellites)</sat>" }
             if let accuracy = fix.horizontalAccuracy { text += "<hdop>\(((accuracy / 5) * 100).rounded() / 100)</hdop>" }
             text += "</trkpt>\n"
         }
         text += "    </trkseg>\n  </trk>\n</gpx>\n"
+        return text
+    }
+
+    /// `value` with `places` decimals and trailing zeros removed, never in scientific notation.
+    static func decimal(_ value: Double, _ places: Int) -> String {
+        var text = NMEAEncoder.fixed(value, places: places, integerDigits: 1)
+        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
         return text
     }
 
@@ -63,29 +72,35 @@ public struct LocationTrack: Sendable {
 
     // MARK: NMEA
 
-    /// The track as an NMEA log: RMC, GGA, GSA (and GST with accuracy) per fix.
+    /// The track as an NMEA log: RMC, GGA, GSA (and GST with accuracy) per fix. Fixes without a
+    /// UTC time are written at 2000-01-01T00:00:00Z plus their timestamp.
     public func nmea() -> String {
         let encoder = NMEAEncoder()
-        return fixes.map { encoder.sentences(for: $0).joined() }.joined()
+        return withUTC().fixes.map { encoder.sentences(for: $0).joined() }.joined()
     }
 
-    /// Decodes an NMEA log into fixes. Each epoch with a UTC time becomes a fix whose
-    /// timestamp is its time since the log's first epoch; epochs before the first date are
-    /// left out (they have no time to place them at). Returns the decoder's statistics too.
+    /// Decodes an NMEA log into fixes, placed on an ``NMEA/EpochTimeline``: by UTC time, or by
+    /// time of day when the log has no date. Returns the decoder's statistics, and how many
+    /// epochs were left out (no time at all, or going back in time).
     public static func importNMEA(_ text: String, channel: String = "gps") -> (LocationTrack, NMEADecoder.Statistics, skipped: Int) {
         var decoder = NMEADecoder()
-        var epochs: [NMEAFix] = []
-        for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
-            if let epoch = decoder.decode(line: line) { epochs.append(epoch) }
-        }
-        if let epoch = decoder.finish() { epochs.append(epoch) }
-        let timed = epochs.filter { $0.utcNanoseconds != nil }
-        let first = timed.first?.utcNanoseconds ?? 0
+        var timeline = EpochTimeline()
         var fixes: [LocationFix] = []
-        for epoch in timed where fixes.last.map({ $0.utcNanoseconds! < epoch.utcNanoseconds! }) ?? true {
-            fixes.append(epoch.locationFix(at: Timestamp(nanoseconds: epoch.utcNanoseconds! - first)))
+        for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
+            if let epoch = decoder.decode(line: line), let fix = timeline.fix(for: epoch) { fixes.append(fix) }
         }
-        return (LocationTrack(channel: channel, fixes: fixes), decoder.statistics, epochs.count - fixes.count)
+        if let epoch = decoder.finish(), let fix = timeline.fix(for: epoch) { fixes.append(fix) }
+        return (LocationTrack(channel: channel, fixes: fixes), decoder.statistics, timeline.skipped)
+    }
+
+    /// The track with a UTC time on every fix: those without one get `base` plus their timestamp
+    /// (untimed GPX routes and KML lines), so that NMEA written from them has increasing times.
+    public func withUTC(from base: Int64 = 946_684_800_000_000_000) -> LocationTrack {
+        var copy = self
+        for index in copy.fixes.indices where copy.fixes[index].utcNanoseconds == nil {
+            copy.fixes[index].utcNanoseconds = base + copy.fixes[index].timestamp.nanoseconds
+        }
+        return copy
     }
 
     // MARK: Privacy

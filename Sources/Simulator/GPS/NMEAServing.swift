@@ -24,13 +24,16 @@ public final class PseudoTerminal: Sendable {
         slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Writes all of `bytes` to the master side.
+    /// Writes `bytes` to the master side. When nobody reads the slave and the terminal's buffer
+    /// is full, the rest is dropped, as a receiver's sentences are lost with no listener: a
+    /// reader that attaches later gets current epochs, not a backlog.
     public func write(_ bytes: [UInt8]) throws(DeviceError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN { return }
                 throw DeviceError(.disconnected, uri: slavePath, "write failed: \(String(cString: strerror(errno)))")
             }
             offset += written
@@ -84,6 +87,9 @@ public final class NMEATCPServer: Sendable {
             guard poll(&poller, 1, 0) > 0 else { return }
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
+            // Non-blocking, so that a client that stops reading is dropped instead of stalling the rest.
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             clients.withLock { $0.append(client) }
         }
     }
@@ -91,7 +97,7 @@ public final class NMEATCPServer: Sendable {
     /// How many clients are connected.
     public var clientCount: Int { clients.withLock { $0.count } }
 
-    /// Sends `bytes` to every client, dropping those that have gone.
+    /// Sends `bytes` to every client, dropping those that have gone or stopped reading.
     public func broadcast(_ bytes: [UInt8]) {
         acceptWaiting()
         clients.withLock { clients in
@@ -124,12 +130,13 @@ public final class NMEATCPServer: Sendable {
 extension LocationTrack {
     /// Writes the track as NMEA, one epoch per fix, paced by `pacing` on `clock`: at real
     /// time by default, so that a program reading it sees a live receiver. Each fix's
-    /// UTC time is written as recorded.
+    /// UTC time is written as recorded; fixes without one get 2000-01-01T00:00:00Z plus
+    /// their timestamp.
     public func serveNMEA<C: Clock>(
         pacing: ReplayPacing = .realtime, clock: C, write: ([UInt8]) throws -> Void
     ) async throws where C.Duration == Duration {
         let encoder = NMEAEncoder()
-        let replay = try TraceReplay(trace: trace(source: "serve"), options: ReplayOptions(pacing: pacing))
+        let replay = try TraceReplay(trace: withUTC().trace(source: "serve"), options: ReplayOptions(pacing: pacing))
         try await replay.run(pacingClock: clock) { record in
             guard case .location(let fix) = record.reading else { return }
             try write(Array(encoder.sentences(for: fix).joined().utf8))

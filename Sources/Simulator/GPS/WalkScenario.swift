@@ -182,8 +182,18 @@ public struct WalkScenario: Sendable, Hashable, Codable {
                 if name == "degraded", !((region.factor ?? 0) >= 1) { throw ScriptError(file: file, "\(place).factor: a factor of 1 or more") }
             }
         }
-        if let noise, !(noise.horizontal >= 0 && noise.correlation > 0) {
-            throw ScriptError(file: file, "noise: horizontal must be 0 or more and correlation positive")
+        if let noise, !(noise.horizontal >= 0 && (noise.vertical ?? 0) >= 0 && noise.correlation > 0) {
+            throw ScriptError(file: file, "noise: horizontal and vertical must be 0 or more and correlation positive")
+        }
+        for (index, jump) in (multipath ?? []).enumerated() where !(jump.at >= 0 && jump.seconds >= 0 && jump.jump >= 0) {
+            throw ScriptError(file: file, "multipath[\(index)]: at, seconds and jump must be 0 or more")
+        }
+        var points: [(String, Place)] = (places.map { ("place '\($0.key)'", $0.value) })
+        for (index, step) in route.enumerated() {
+            for target in [step.at, step.to] { if case .point(let place) = target { points.append(("route[\(index)]", place)) } }
+        }
+        for (place, point) in points where !((-90...90).contains(point.lat) && (-180...180).contains(point.lon)) {
+            throw ScriptError(file: file, "\(place): latitude \(point.lat), longitude \(point.lon) is not on the earth")
         }
     }
 }
