@@ -31,12 +31,6 @@ private func hal(_ arguments: String...) throws -> Run {
     return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self), errors: String(decoding: errData, as: UTF8.self))
 }
 
-private func scratchFolder() throws -> String {
-    let path = NSTemporaryDirectory() + "hal-cli-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
-
 @Suite(.serialized) struct HALToolTests {
     @Test func replayWithoutArgumentsPlaysTheShippedTrace() throws {
         let run = try hal("replay")
@@ -76,7 +70,7 @@ private func scratchFolder() throws -> String {
     }
 
     @Test func aBadTraceFailsWithFileLineAndField() throws {
-        let folder = try scratchFolder()
+        let folder = try makeScratchFolder()
         let header = try String(contentsOfFile: packageRoot + "/traces/lobby-lookaround.jsonl", encoding: .utf8).split(separator: "\n")[0]
         try "\(header)\n{\"t\":1,\"ch\":\"gyro\",\"v\":[1,2]}\n".write(toFile: folder + "/bad.jsonl", atomically: true, encoding: .utf8)
         let run = try hal("replay", folder + "/bad.jsonl")
@@ -85,7 +79,7 @@ private func scratchFolder() throws -> String {
     }
 
     @Test func simulateWritesTheShippedTraceByteForByte() throws {
-        let folder = try scratchFolder()
+        let folder = try makeScratchFolder()
         let run = try hal("motion", "simulate", "traces/lobby-lookaround.motion.json", "-o", folder + "/again.jsonl")
         #expect(run.status == 0, "\(run.errors)")
         let again = try Data(contentsOf: URL(fileURLWithPath: folder + "/again.jsonl"))
@@ -94,7 +88,7 @@ private func scratchFolder() throws -> String {
     }
 
     @Test func motionFuseReportsTheErrorAgainstGroundTruth() throws {
-        let folder = try scratchFolder()
+        let folder = try makeScratchFolder()
         _ = try hal("motion", "simulate", "traces/fusion-reference.motion.json", "-o", folder + "/reference.jsonl")
         let run = try hal("motion", "fuse", folder + "/reference.jsonl", "--skip", "15", "--every", "0", "--out", folder + "/fused.jsonl")
         #expect(run.status == 0, "\(run.errors)")
@@ -108,7 +102,7 @@ private func scratchFolder() throws -> String {
     }
 
     @Test func aCampusWalkExportsAsGPXThatGpxpyReads() throws {
-        let folder = try scratchFolder()
+        let folder = try makeScratchFolder()
         let walk = try hal("gps", "walk", "traces/ubc/main-mall-tour.walk.json", "-o", folder + "/walk.jsonl")
         #expect(walk.status == 0, "\(walk.errors)")
         #expect(walk.errors.contains("wrote 1431 fixes (150 without a fix)"))
@@ -132,7 +126,7 @@ private func scratchFolder() throws -> String {
     }
 
     @Test func nmeaImportScrubAndExport() throws {
-        let folder = try scratchFolder()
+        let folder = try makeScratchFolder()
         let imported = try hal("gps", "import", "Tests/NMEATests/Fixtures/gpsd-nmea/ublox-8.log", "-o", folder + "/ublox.jsonl")
         #expect(imported.status == 0, "\(imported.errors)")
         #expect(imported.errors.contains("rejected: 1 no checksum (truncated)"))
@@ -186,7 +180,7 @@ private func scratchFolder() throws -> String {
     }
 
     @Test func recordWritesEachDeviceToItsChannel() throws {
-        let folder = try scratchFolder()
+        let folder = try makeScratchFolder()
         let run = try hal("record", "--out", folder + "/rec.jsonl", "sim:traces/lobby-lookaround.motion.json#gyro", "trace:traces/lobby-lookaround.jsonl#touch")
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.contains("gyro 2091  touch 29"))
@@ -199,7 +193,7 @@ private func scratchFolder() throws -> String {
     }
 
     @Test func recordStopsAfterItsDuration() throws {
-        let folder = try scratchFolder()
+        let folder = try makeScratchFolder()
         let run = try hal("record", "--quiet", "--duration", "0.3", "--out", folder + "/timed.jsonl", "trace:traces/lobby-lookaround.jsonl?realtime&loop=0#gyro")
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.contains("(stopped)"))
@@ -210,7 +204,7 @@ private func scratchFolder() throws -> String {
 
     /// A recording killed with SIGKILL is readable up to its last whole record.
     @Test func aKilledRecordingIsReadableUpToItsLastRecord() throws {
-        let folder = try scratchFolder()
+        let folder = try makeScratchFolder()
         let path = folder + "/killed.jsonl"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: halPath)

@@ -6,13 +6,6 @@ import TestSupport
 /// The shipped look-around trace.
 let shippedTracePath = packageRoot + "/traces/lobby-lookaround.jsonl"
 
-/// A fresh empty folder for one test.
-func makeScratchFolder() throws -> String {
-    let path = NSTemporaryDirectory() + "hal-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
-
 /// Decodes a trace given as text, one line per array element.
 func decode(_ lines: [String], file: String = "test.jsonl") throws(TraceError) -> Trace {
     try Trace.decode(lines.isEmpty ? [] : Array((lines.joined(separator: "\n") + "\n").utf8), file: file)

@@ -1,6 +1,7 @@
 import Foundation
 import HAL
 import Simulator
+import TestSupport
 import Testing
 
 @Suite struct TraceRoundTripTests {

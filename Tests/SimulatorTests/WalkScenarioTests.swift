@@ -84,8 +84,7 @@ import Testing
     }
 
     @Test func mistakesNameTheFileAndThePlace() throws {
-        let folder = NSTemporaryDirectory() + "walks-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeScratchFolder()
         let cases: [(String, String)] = [
             (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": "library"}], "places": {}}"#, "route[0].at: no place 'library' (places: )"),
             (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}, {"to": {"lat": 1, "lon": 3}}]}"#, "route[1]: give a positive speed or duration, one of them"),

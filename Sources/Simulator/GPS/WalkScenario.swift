@@ -197,23 +197,3 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         }
     }
 }
-
-/// Reading JSON scripts with errors that name the file and the place in it.
-enum ScriptFile {
-    static func decode<Value: Codable>(path: String) throws -> Value {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ScriptError(file: path, "cannot read: \(error.localizedDescription)")
-        }
-        let value: Value
-        do { value = try JSONDecoder().decode(Value.self, from: data) } catch let error as DecodingError {
-            throw ScriptError(file: path, ScriptError.describe(error))
-        } catch {
-            throw ScriptError(file: path, "not JSON: \(error.localizedDescription)")
-        }
-        if let unknown = try UnknownKeys.find(in: data, decoded: value).first {
-            throw ScriptError(file: path, "\(unknown): unknown field")
-        }
-        return value
-    }
-}

@@ -211,34 +211,3 @@ public struct MotionScript: Sendable, Hashable, Codable {
         }
     }
 }
-
-/// A motion script that cannot be used, naming the file and the step.
-public struct ScriptError: Error, Sendable, CustomStringConvertible {
-    /// The script file.
-    public var file: String?
-    /// What is wrong, starting with the place in the script.
-    public var message: String
-
-    /// Creates an error.
-    public init(file: String?, _ message: String) {
-        self.file = file
-        self.message = message
-    }
-
-    /// `file: message`.
-    public var description: String { "\(file ?? "<script>"): \(message)" }
-
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "top level" : text)
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context)): missing field '\(key.stringValue)'"
-        case .typeMismatch(let type, let context): return "\(path(context)): expected \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context)): expected \(type), found null"
-        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
-        }
-    }
-}
