@@ -20,6 +20,11 @@ public struct GeoCoordinate: Sendable, Hashable, Codable {
         self.latitude = latitude
         self.longitude = longitude
     }
+
+    /// Whether latitude is within -90...90 and longitude within -180...180.
+    public var isOnEarth: Bool {
+        (-90...90).contains(latitude) && (-180...180).contains(longitude)
+    }
 }
 
 /// One location fix from a GPS receiver, gpsd, a file or a simulated walk.

@@ -84,10 +84,8 @@ public struct NMEADecoder: Sendable {
 
     /// Takes one line as bytes; returns the epoch it closed, if any.
     public mutating func decode(bytes: UnsafeBufferPointer<UInt8>) -> NMEAFix? {
-        var fields = fieldScratch
-        defer { fieldScratch = fields }
         let framed: FramedSentence
-        switch FramedSentence.frame(bytes, fields: &fields) {
+        switch FramedSentence.frame(bytes, fields: &fieldScratch) {
         case .failure(let rejection):
             if bytes.contains(where: { $0 > 32 }) { statistics.reject(rejection) }
             return nil

@@ -26,8 +26,8 @@ public struct NMEAEncoder: Sendable {
         let valid = fix.mode != .none && fix.coordinate != nil
         let (latitude, north, longitude, east) = fix.coordinate.map(Self.position) ?? ("", "", "", "")
         let satellites = fix.satellites.map { Self.padded($0, 2) } ?? (valid ? "08" : "00")
-        // HDOP from the accuracy the other way round from the decoder's estimate (5 m per unit).
-        let hdop = fix.horizontalAccuracy.map { Self.decimal($0 / 5, 1) } ?? (valid ? "1.0" : "")
+        // HDOP from the accuracy the other way round from the decoder's estimate (NMEAFix.assumedRangeError per unit).
+        let hdop = fix.horizontalAccuracy.map { Self.decimal($0 / NMEAFix.assumedRangeError, 1) } ?? (valid ? "1.0" : "")
         let altitude = fix.mode == .threeDimensional ? fix.altitude.map { Self.decimal($0, 1) } ?? "" : ""
         let knots = fix.speed.map { Self.decimal($0 * 3600 / 1852, 3) } ?? ""
         let course = fix.course.map { Self.decimal($0, 2) } ?? ""
@@ -36,7 +36,7 @@ public struct NMEAEncoder: Sendable {
         case .twoDimensional: "2"
         case .threeDimensional: "3"
         }
-        let vdop = fix.verticalAccuracy.map { Self.decimal($0 / 5, 1) } ?? ""
+        let vdop = fix.verticalAccuracy.map { Self.decimal($0 / NMEAFix.assumedRangeError, 1) } ?? ""
         // RMC first: gpsd 3.22 reads an epoch cleanly in this order, also across a loss of fix.
         var lines = [
             sentence("RMC", [time, valid ? "A" : "V", latitude, north, longitude, east, knots, course, date, "", "", valid ? "A" : "N"]),

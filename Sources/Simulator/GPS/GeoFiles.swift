@@ -108,7 +108,7 @@ public enum GeoFiles {
     }
 
     static func validated(lat: Double, lon: Double, alt: Double?, file: String, line: Int) throws -> WalkScenario.Place {
-        guard (-90...90).contains(lat), (-180...180).contains(lon) else {
+        guard GeoCoordinate(latitude: lat, longitude: lon).isOnEarth else {
             throw GeoFileError(file: file, line: line, message: "latitude \(lat), longitude \(lon) is not on the earth")
         }
         return WalkScenario.Place(name: nil, lat: lat, lon: lon, alt: alt)

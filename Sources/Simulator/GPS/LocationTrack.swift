@@ -50,7 +50,7 @@ public struct LocationTrack: Sendable {
             if let altitude = fix.altitude { text += "<ele>\(Self.decimal(altitude, 3))</ele>" }
             if let utc = fix.utcNanoseconds { text += "<time>\(UTCTime.format(utc))</time>" }
             if let satellites = fix.satellites { text += "<sat>\(satellites)</sat>" }
-            if let accuracy = fix.horizontalAccuracy { text += "<hdop>\(((accuracy / 5) * 100).rounded() / 100)</hdop>" }
+            if let accuracy = fix.horizontalAccuracy { text += "<hdop>\(((accuracy / NMEAFix.assumedRangeError) * 100).rounded() / 100)</hdop>" }
             text += "</trkpt>\n"
         }
         text += "    </trkseg>\n  </trk>\n</gpx>\n"

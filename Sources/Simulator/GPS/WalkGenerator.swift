@@ -35,6 +35,10 @@ extension WalkScenario {
         let jumpBearings = (multipath ?? []).map { $0.bearing ?? random.unit() * 360 }
         var error = (east: 0.0, north: 0.0, up: 0.0)
         var records: [TraceRecord] = []
+        // Gauss-Markov steps: each sample keeps `decay` of the error and adds `drive` of fresh noise.
+        let decay = noise.map { exp(-period / $0.correlation) } ?? 0
+        let drive = (1 - decay * decay).squareRoot()
+        let horizontal = (noise?.horizontal ?? 0) / 2.0.squareRoot()
         var index = 0
         while Double(index) * period <= end + 1e-9 {
             let time = Double(index) * period
@@ -43,9 +47,6 @@ extension WalkScenario {
             let truth = position(at: time, legs: legs)
             // Advance the noise every sample, dropout or not, so that a dropout changes nothing after it.
             if let noise {
-                let decay = exp(-period / noise.correlation)
-                let drive = (1 - decay * decay).squareRoot()
-                let horizontal = noise.horizontal / 2.0.squareRoot()
                 error.east = decay * error.east + drive * horizontal * random.gaussian()
                 error.north = decay * error.north + drive * horizontal * random.gaussian()
                 error.up = decay * error.up + drive * (noise.vertical ?? 0) * random.gaussian()
@@ -107,11 +108,7 @@ extension WalkScenario {
 
     func legs(places: [String: Place]) -> [Leg] {
         func resolve(_ target: Target?) -> Place {
-            switch target {
-            case .named(let name): places[name]!
-            case .point(let place): place
-            case nil: Place(name: nil, lat: 0, lon: 0, alt: nil)
-            }
+            target.map { $0.place(in: places)! } ?? Place(name: nil, lat: 0, lon: 0, alt: nil)
         }
         var current = resolve(route.first?.at)
         var time = 0.0
@@ -150,10 +147,6 @@ extension WalkScenario.Region {
         if let from, time < from { return false }
         if let to, time >= to { return false }
         guard let inside else { return true }
-        let centre: GeoCoordinate = switch inside {
-        case .named(let name): places[name]!.coordinate
-        case .point(let place): place.coordinate
-        }
-        return centre.distance(to: position) <= (radius ?? 0)
+        return inside.place(in: places)!.coordinate.distance(to: position) <= (radius ?? 0)
     }
 }

@@ -53,6 +53,14 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         /// A coordinate.
         case point(Place)
 
+        /// The place itself, or the named one of `places` (`nil` when it has no such name).
+        public func place(in places: [String: Place]) -> Place? {
+            switch self {
+            case .named(let name): places[name]
+            case .point(let place): place
+            }
+        }
+
         /// Decodes a string as a name and an object as a point.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
@@ -139,8 +147,7 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         let scenario: WalkScenario = try ScriptFile.decode(path: path)
         var places: [String: Place] = [:]
         if let library = scenario.placesFile {
-            let libraryPath = library.hasPrefix("/") ? library : TracePath.folder(ofTraceAt: path) + "/" + library
-            places = try (ScriptFile.decode(path: libraryPath) as Library).places
+            places = try (ScriptFile.decode(path: TracePath.resolve(library, inTraceAt: path)) as Library).places
         }
         places.merge(scenario.places ?? [:]) { _, own in own }
         try scenario.validate(places: places, file: path)
@@ -152,7 +159,7 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         guard UTCTime.parse(start) != nil else { throw ScriptError(file: file, "start: '\(start)' is not an ISO 8601 UTC time") }
         guard rate > 0, rate <= 100 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 100 Hz") }
         func check(_ target: Target?, _ place: String) throws {
-            if case .named(let name) = target, places[name] == nil {
+            if let target, target.place(in: places) == nil, case .named(let name) = target {
                 let known = places.keys.sorted().joined(separator: ", ")
                 throw ScriptError(file: file, "\(place): no place '\(name)' (places: \(known))")
             }
@@ -192,7 +199,7 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         for (index, step) in route.enumerated() {
             for target in [step.at, step.to] { if case .point(let place) = target { points.append(("route[\(index)]", place)) } }
         }
-        for (place, point) in points where !((-90...90).contains(point.lat) && (-180...180).contains(point.lon)) {
+        for (place, point) in points where !point.coordinate.isOnEarth {
             throw ScriptError(file: file, "\(place): latitude \(point.lat), longitude \(point.lon) is not on the earth")
         }
     }

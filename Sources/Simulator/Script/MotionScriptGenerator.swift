@@ -21,6 +21,9 @@ extension MotionScript {
         let period = Int64((1e9 / rate).rounded())
         let header = header(source: source)
         let channel = { (id: String) in header.channelIndex(of: id)! }
+        let (gyro, accel) = (channel("gyro"), channel("accel"))
+        let mag = header.channelIndex(of: "mag")
+        let truth = header.channelIndex(of: "truth")
         let (segments, pointer, end) = timeline()
 
         var noise = noise.map { NoiseProcesses($0, rate: rate) }
@@ -53,15 +56,15 @@ extension MotionScript {
                 rate = noise!.gyroscope.measure(rate)
                 force = noise!.accelerometer.measure(force)
             }
-            records.append(TraceRecord(channel: channel("gyro"), reading: .motion(MotionSample(timestamp: timestamp, quantity: .angularVelocity, value: rate))))
-            records.append(TraceRecord(channel: channel("accel"), reading: .motion(MotionSample(timestamp: timestamp, quantity: .acceleration, value: force))))
-            if let field {
+            records.append(TraceRecord(channel: gyro, reading: .motion(MotionSample(timestamp: timestamp, quantity: .angularVelocity, value: rate))))
+            records.append(TraceRecord(channel: accel, reading: .motion(MotionSample(timestamp: timestamp, quantity: .acceleration, value: force))))
+            if let field, let mag {
                 var measured = attitude.conjugate.rotate(field)
                 if noise != nil { measured = noise!.magnetometer.measure(measured) }
-                records.append(TraceRecord(channel: channel("mag"), reading: .motion(MotionSample(timestamp: timestamp, quantity: .magneticField, value: measured))))
+                records.append(TraceRecord(channel: mag, reading: .motion(MotionSample(timestamp: timestamp, quantity: .magneticField, value: measured))))
             }
-            if groundTruth == true {
-                records.append(TraceRecord(channel: channel("truth"), reading: .attitude(AttitudeSample(timestamp: timestamp, quaternion: attitude, frame: .enu))))
+            if let truth {
+                records.append(TraceRecord(channel: truth, reading: .attitude(AttitudeSample(timestamp: timestamp, quaternion: attitude, frame: .enu))))
             }
             sampleTime += period
         }

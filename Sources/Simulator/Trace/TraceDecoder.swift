@@ -196,7 +196,7 @@ public struct TraceDecoder {
         else { return nil }
         let idStart = scanner.position
         guard let quote = scanner.bytes[idStart...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-        guard let channel = channelIDs.firstIndex(where: { id in id.withUnsafeBufferPointer { scanner.sameBytes(idStart..<quote, $0) } }),
+        guard let channel = channelIndex(rawID: idStart..<quote, in: scanner),
               header.channels[channel].kind.motionQuantity != nil
         else { return nil }
         scanner.position = quote
@@ -206,6 +206,11 @@ public struct TraceDecoder {
               (try? scanner.expectEnd()) != nil
         else { return nil }
         return (nanoseconds, channel, Vector3(x: x, y: y, z: z))
+    }
+
+    /// The channel whose id is the unescaped bytes at `range` of the scanner's line.
+    private func channelIndex(rawID range: Range<Int>, in scanner: JSONScanner) -> Int? {
+        channelIDs.firstIndex { id in id.withUnsafeBufferPointer { scanner.sameBytes(range, $0) } }
     }
 
     private func channelIndex(_ fields: inout RecordFields) throws(TraceError) -> Int {
@@ -222,10 +227,7 @@ public struct TraceDecoder {
             throw fields.error(.invalidValue, "ch", error.message)
         }
         if !hasEscapes {
-            let base = fields.bytes.baseAddress! + range.lowerBound
-            for (index, id) in channelIDs.enumerated() where id.count == range.count {
-                if id.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, range.count) }) == 0 { return index }
-            }
+            if let index = channelIndex(rawID: range, in: probe) { return index }
         } else if let text = try? probe.decodeString(range), let index = header.channelIndex(of: text) {
             return index
         }
