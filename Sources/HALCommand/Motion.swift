@@ -52,39 +52,36 @@ struct Fuse: ParsableCommand {
         settings.declination = declination
         var fusion = MotionFusion(settings: settings, usesMagnetometer: !sixAxis)
         var latestTruth: AttitudeSample?
-        var pending: (attitude: AttitudeSample, line: String)?
-        var statistics = AttitudeErrorStatistics()
-        var headingOffset: Quaternion?
+        var pending: AttitudeSample?
+        var statistics = AttitudeErrorStatistics(headingAsDrift: sixAxis)
         var output = StandardOutput()
         var fusedCount = 0
         let start = trace.start ?? .zero
         // Scores and prints an attitude once the truth for its instant has been seen (or cannot come).
-        func settle(_ pending: (attitude: AttitudeSample, line: String)) {
-            var line = pending.line
-            if let truth = latestTruth, truth.timestamp == pending.attitude.timestamp {
-                let scored = start.duration(to: truth.timestamp).seconds >= skip
-                if sixAxis && scored && headingOffset == nil {
-                    headingOffset = AttitudeError.headingTwist(estimate: pending.attitude, truth: truth)
-                }
-                let error = AttitudeError(estimate: pending.attitude, truth: truth, headingOffset: headingOffset ?? .identity)
-                if scored { statistics.add(error) }
-                line += " error total=\(format3(error.total)) tilt=\(format3(error.tilt)) heading=\(format3(error.heading))"
+        func settle(_ attitude: AttitudeSample) {
+            var error: AttitudeError?
+            if let truth = latestTruth, truth.timestamp == attitude.timestamp {
+                error = start.duration(to: truth.timestamp).seconds >= skip
+                    ? statistics.add(estimate: attitude, truth: truth) : statistics.error(estimate: attitude, truth: truth)
             }
-            if every > 0 && fusedCount % every == 0 { output.line(line) }
+            if every > 0 && fusedCount % every == 0 {
+                var line = "\(attitude.timestamp) heading=\(format3(attitude.heading())) elevation=\(format3(attitude.elevation())) ±\(format3(attitude.headingAccuracy ?? 0))°"
+                if let error { line += " error total=\(format3(error.total)) tilt=\(format3(error.tilt)) heading=\(format3(error.heading))" }
+                output.line(line)
+            }
             fusedCount += 1
         }
         func deliver(_ attitude: AttitudeSample) throws {
             if let waiting = pending { settle(waiting) }
             try writer?.write(TraceRecord(channel: fusedChannel, reading: .attitude(attitude)))
-            let line = "\(attitude.timestamp) heading=\(format3(attitude.heading())) elevation=\(format3(attitude.elevation())) ±\(format3(attitude.headingAccuracy ?? 0))°"
-            pending = (attitude, line)
+            pending = attitude
         }
         try TraceReplay(trace: trace).forEach { record in
             try writer?.write(record)
             if record.channel == truthChannel, case .attitude(let sample) = record.reading {
                 latestTruth = sample
             }
-            if let waiting = pending, record.timestamp > waiting.attitude.timestamp || latestTruth?.timestamp == waiting.attitude.timestamp {
+            if let waiting = pending, record.timestamp > waiting.timestamp || latestTruth?.timestamp == waiting.timestamp {
                 settle(waiting)
                 pending = nil
             }

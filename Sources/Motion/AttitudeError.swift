@@ -26,8 +26,7 @@ public struct AttitudeError: Sendable, Hashable {
     /// estimate first: it lets a 6-axis estimate, whose heading is relative to its start,
     /// be scored for drift alone (see ``headingTwist(estimate:truth:)``).
     public init(estimate: AttitudeSample, truth: AttitudeSample, headingOffset: Quaternion = .identity) {
-        let estimate = headingOffset * estimate.expressed(in: truth.frame).quaternion
-        let error = (truth.quaternion * estimate.conjugate).normalized
+        let error = Self.rotation(from: headingOffset * estimate.expressed(in: truth.frame).quaternion, to: truth)
         let (twist, swing) = Self.split(error, about: truth.frame.up)
         total = error.angle * 180 / .pi
         heading = twist.angle * 180 / .pi
@@ -37,8 +36,12 @@ public struct AttitudeError: Sendable, Hashable {
     /// The heading part of the error: the rotation about the vertical that best turns the
     /// estimate onto the truth.
     public static func headingTwist(estimate: AttitudeSample, truth: AttitudeSample) -> Quaternion {
-        let error = (truth.quaternion * estimate.expressed(in: truth.frame).quaternion.conjugate).normalized
-        return split(error, about: truth.frame.up).twist
+        split(rotation(from: estimate.expressed(in: truth.frame).quaternion, to: truth), about: truth.frame.up).twist
+    }
+
+    /// The error rotation `truth ⊗ estimate⁻¹`, with the estimate already in the truth's frame.
+    private static func rotation(from estimate: Quaternion, to truth: AttitudeSample) -> Quaternion {
+        (truth.quaternion * estimate.conjugate).normalized
     }
 
     /// Swing-twist decomposition: `rotation = swing ⊗ twist`, with the twist about `axis`.
@@ -50,15 +53,43 @@ public struct AttitudeError: Sendable, Hashable {
 }
 
 /// RMS and maximum of attitude errors over a run.
+///
+/// With `headingAsDrift`, for a 6-axis estimate whose heading is relative to its start, the
+/// first estimate scored with ``add(estimate:truth:)`` fixes a heading offset, and heading
+/// is scored from then on as drift since that sample.
 public struct AttitudeErrorStatistics: Sendable, Hashable {
     /// How many errors were added.
     public private(set) var count = 0
     private var sumSquares = AttitudeError(total: 0, heading: 0, tilt: 0)
     /// The largest of each error.
     public private(set) var maximum = AttitudeError(total: 0, heading: 0, tilt: 0)
+    /// Whether heading is scored as drift since the first estimate scored.
+    public let headingAsDrift: Bool
+    /// The heading offset fixed by the first estimate scored, with `headingAsDrift`.
+    public private(set) var headingOffset: Quaternion?
 
-    /// Creates empty statistics.
-    public init() {}
+    /// Creates empty statistics; `headingAsDrift` scores heading as drift since the first estimate.
+    public init(headingAsDrift: Bool = false) {
+        self.headingAsDrift = headingAsDrift
+    }
+
+    /// The error of `estimate` against `truth`, with the heading offset fixed so far, without
+    /// scoring it.
+    public func error(estimate: AttitudeSample, truth: AttitudeSample) -> AttitudeError {
+        AttitudeError(estimate: estimate, truth: truth, headingOffset: headingOffset ?? .identity)
+    }
+
+    /// Scores `estimate` against `truth`, fixing the heading offset on the first with
+    /// `headingAsDrift`, and returns the error added.
+    @discardableResult
+    public mutating func add(estimate: AttitudeSample, truth: AttitudeSample) -> AttitudeError {
+        if headingAsDrift && headingOffset == nil {
+            headingOffset = AttitudeError.headingTwist(estimate: estimate, truth: truth)
+        }
+        let error = error(estimate: estimate, truth: truth)
+        add(error)
+        return error
+    }
 
     /// Adds one error.
     public mutating func add(_ error: AttitudeError) {

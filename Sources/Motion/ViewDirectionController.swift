@@ -111,7 +111,7 @@ public struct ViewDirectionController: Sendable {
     }
 
     /// Turns the view back to forward; in motion mode the device's direction becomes forward.
-    public mutating func recentre(at time: Timestamp) {
+    public mutating func recentre() {
         inertia = nil
         yaw = 0
         pitch = 0

@@ -5,8 +5,8 @@ import Simulator
 import TestSupport
 
 /// Errors of a fusion run against a trace's `truth` channel.
-struct FusionRun {
-    var statistics = AttitudeErrorStatistics()
+struct FusionRun: Sendable {
+    var statistics: AttitudeErrorStatistics
     var last: AttitudeSample?
     var filter: AttitudeFilter
     var attitudes: [AttitudeSample] = []
@@ -36,13 +36,10 @@ func fuse(
         }
     }
     if let estimate = fusion.flush() { estimates.append(estimate) }
-    var run = FusionRun(filter: fusion.filter, attitudes: estimates)
-    var offset: Quaternion?
+    var run = FusionRun(statistics: AttitudeErrorStatistics(headingAsDrift: sixAxis), filter: fusion.filter, attitudes: estimates)
     for estimate in estimates where estimate.timestamp.seconds >= skip {
         guard let truth = truths[estimate.timestamp.nanoseconds] else { continue }
-        if sixAxis && offset == nil { offset = AttitudeError.headingTwist(estimate: estimate, truth: truth) }
-        let error = AttitudeError(estimate: estimate, truth: truth, headingOffset: offset ?? .identity)
-        run.statistics.add(error)
+        let error = run.statistics.add(estimate: estimate, truth: truth)
         run.errors.append((estimate.timestamp.seconds, error))
     }
     run.last = estimates.last

@@ -95,7 +95,7 @@ import Testing
         #expect(controller.view() == swiped)
         controller.handle(facingEast)
         #expect(abs(controller.view().yaw - 15) < 1e-6)
-        controller.recentre(at: Timestamp(nanoseconds: 700_000_000))
+        controller.recentre()
         #expect(controller.view().yaw == 0)
         #expect(controller.view().pitch == 0)
     }
