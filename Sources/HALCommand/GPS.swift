@@ -113,7 +113,7 @@ struct GPSCommand: ParsableCommand {
             try write(track.trace(source: "nmea:\(file)", metadata: ["imported-from": file]), to: out)
             let rejected = statistics.rejected.map { "\($0.value) \($0.key)" }.sorted().joined(separator: ", ")
             printError("wrote \(track.fixes.count) fixes from \(statistics.epochs) epochs to \(out)"
-                + (skipped > 0 ? "; \(skipped) epochs before the first date left out" : "")
+                + (skipped > 0 ? "; \(skipped) epochs left out (no time, or going back in time)" : "")
                 + (rejected.isEmpty ? "" : "; rejected: \(rejected)"))
         }
     }

@@ -159,6 +159,25 @@ import Testing
         #expect(fixes.allSatisfy { $0.utcNanoseconds == nil && $0.coordinate != nil })
     }
 
+    @Test func aLogThatGainsADateLaterMovesOntoUTCWithoutAJump() {
+        // A GGA before the first RMC, just before midnight: placed by time of day, then the
+        // dated epochs carry on one second at a time, across midnight.
+        var decoder = NMEADecoder()
+        var timeline = EpochTimeline()
+        let lines = [
+            line("GPGGA,235959,4916.45,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+            line("GPRMC,000000,A,4916.46,N,12311.12,W,0.5,54.7,220926,,,A"),
+            line("GPGGA,000000,4916.46,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+            line("GPRMC,000001,A,4916.47,N,12311.12,W,0.5,54.7,220926,,,A"),
+            line("GPGGA,000001,4916.47,N,12311.12,W,1,06,1.2,80.0,M,-17.0,M,,"),
+        ]
+        let fixes = decodeAll(lines, decoder: &decoder).compactMap { timeline.fix(for: $0) }
+        #expect(fixes.map(\.timestamp.nanoseconds) == [0, 1_000_000_000, 2_000_000_000])
+        let midnight = UTCTime.parse("2026-09-22T00:00:00Z")!
+        #expect(fixes.map(\.utcNanoseconds) == [nil, midnight, midnight + 1_000_000_000])
+        #expect(timeline.skipped == 0)
+    }
+
     @Test func theEncoderRoundTripsThroughTheDecoder() {
         let fix = LocationFix(
             timestamp: .zero, utcNanoseconds: 1_795_262_400_250_000_000, mode: .threeDimensional,
