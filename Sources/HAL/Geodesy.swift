@@ -44,7 +44,7 @@ extension GeoCoordinate {
 
     /// The geodesic (shortest path on the WGS84 ellipsoid) to `other`.
     public func geodesic(to other: GeoCoordinate) throws(GeodesyError) -> Geodesic {
-        let a = WGS84.semiMajorAxis, b = WGS84.semiMinorAxis, f = WGS84.flattening
+        let b = WGS84.semiMinorAxis, f = WGS84.flattening
         let phi1 = latitude / Self.degrees, phi2 = other.latitude / Self.degrees
         let difference = remainder(other.longitude - longitude, 360) / Self.degrees
         let u1 = atan((1 - f) * tan(phi1)), u2 = atan((1 - f) * tan(phi2))
@@ -66,21 +66,18 @@ extension GeoCoordinate {
             let sinAlpha = cosU1 * cosU2 * sinLambda / sinSigma
             cosSquaredAlpha = 1 - sinAlpha * sinAlpha
             cos2SigmaM = cosSquaredAlpha != 0 ? cosSigma - 2 * sinU1 * sinU2 / cosSquaredAlpha : 0
-            let c = f / 16 * cosSquaredAlpha * (4 + f * (4 - 3 * cosSquaredAlpha))
             let previous = lambda
-            lambda = difference + (1 - c) * f * sinAlpha
-                * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
+            lambda = difference + Self.longitudeDifference(
+                cosSquaredAlpha: cosSquaredAlpha, sinAlpha: sinAlpha, sigma: sigma, sinSigma: sinSigma, cosSigma: cosSigma,
+                cos2SigmaM: cos2SigmaM)
             if abs(lambda - previous) < 1e-12 {
                 converged = true
                 break
             }
         }
         guard converged, abs(lambda) <= .pi * 1.0001 else { throw .noConvergence }
-        let uSquared = cosSquaredAlpha * (a * a - b * b) / (b * b)
-        let bigA = 1 + uSquared / 16384 * (4096 + uSquared * (-768 + uSquared * (320 - 175 * uSquared)))
-        let bigB = uSquared / 1024 * (256 + uSquared * (-128 + uSquared * (74 - 47 * uSquared)))
-        let deltaSigma = bigB * sinSigma * (cos2SigmaM + bigB / 4 * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
-            - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
+        let (bigA, bigB) = Self.series(cosSquaredAlpha: cosSquaredAlpha)
+        let deltaSigma = Self.deltaSigma(bigB: bigB, sinSigma: sinSigma, cosSigma: cosSigma, cos2SigmaM: cos2SigmaM)
         let distance = b * bigA * (sigma - deltaSigma)
         let (sinLambda, cosLambda) = (sin(lambda), cos(lambda))
         let initial = atan2(cosU2 * sinLambda, cosU1 * sinU2 - sinU1 * cosU2 * cosLambda)
@@ -113,7 +110,7 @@ extension GeoCoordinate {
     /// The point reached by travelling `distance` metres from here along the geodesic that
     /// starts at `bearing` (degrees clockwise from north): Vincenty's direct solution.
     public func destination(distance: Double, bearing: Double) -> GeoCoordinate {
-        let a = WGS84.semiMajorAxis, b = WGS84.semiMinorAxis, f = WGS84.flattening
+        let b = WGS84.semiMinorAxis, f = WGS84.flattening
         let alpha1 = bearing / Self.degrees
         let (sinAlpha1, cosAlpha1) = (sin(alpha1), cos(alpha1))
         let tanU1 = (1 - f) * tan(latitude / Self.degrees)
@@ -121,17 +118,14 @@ extension GeoCoordinate {
         let sigma1 = atan2(tanU1, cosAlpha1)
         let sinAlpha = cosU1 * sinAlpha1
         let cosSquaredAlpha = 1 - sinAlpha * sinAlpha
-        let uSquared = cosSquaredAlpha * (a * a - b * b) / (b * b)
-        let bigA = 1 + uSquared / 16384 * (4096 + uSquared * (-768 + uSquared * (320 - 175 * uSquared)))
-        let bigB = uSquared / 1024 * (256 + uSquared * (-128 + uSquared * (74 - 47 * uSquared)))
+        let (bigA, bigB) = Self.series(cosSquaredAlpha: cosSquaredAlpha)
         var sigma = distance / (b * bigA)
         var (sinSigma, cosSigma, cos2SigmaM) = (0.0, 0.0, 0.0)
         for _ in 0..<200 {
             cos2SigmaM = cos(2 * sigma1 + sigma)
             sinSigma = sin(sigma)
             cosSigma = cos(sigma)
-            let deltaSigma = bigB * sinSigma * (cos2SigmaM + bigB / 4 * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
-                - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
+            let deltaSigma = Self.deltaSigma(bigB: bigB, sinSigma: sinSigma, cosSigma: cosSigma, cos2SigmaM: cos2SigmaM)
             let previous = sigma
             sigma = distance / (b * bigA) + deltaSigma
             if abs(sigma - previous) < 1e-12 { break }
@@ -142,12 +136,39 @@ extension GeoCoordinate {
         let term = sinU1 * sinSigma - cosU1 * cosSigma * cosAlpha1
         let phi2 = atan2(sinU1 * cosSigma + cosU1 * sinSigma * cosAlpha1, (1 - f) * (sinAlpha * sinAlpha + term * term).squareRoot())
         let lambda = atan2(sinSigma * sinAlpha1, cosU1 * cosSigma - sinU1 * sinSigma * cosAlpha1)
-        let c = f / 16 * cosSquaredAlpha * (4 + f * (4 - 3 * cosSquaredAlpha))
-        let l = lambda - (1 - c) * f * sinAlpha
-            * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
+        let l = lambda - Self.longitudeDifference(
+            cosSquaredAlpha: cosSquaredAlpha, sinAlpha: sinAlpha, sigma: sigma, sinSigma: sinSigma, cosSigma: cosSigma,
+            cos2SigmaM: cos2SigmaM)
         var longitude2 = longitude + l * Self.degrees
         longitude2 = (longitude2 + 540).truncatingRemainder(dividingBy: 360) - 180
         return GeoCoordinate(latitude: phi2 * Self.degrees, longitude: longitude2)
+    }
+
+    // Vincenty's series, shared by the inverse and direct solutions.
+
+    /// Vincenty's A and B for a geodesic whose azimuth at the equator has `cosSquaredAlpha`.
+    private static func series(cosSquaredAlpha: Double) -> (bigA: Double, bigB: Double) {
+        let a = WGS84.semiMajorAxis, b = WGS84.semiMinorAxis
+        let uSquared = cosSquaredAlpha * (a * a - b * b) / (b * b)
+        let bigA = 1 + uSquared / 16384 * (4096 + uSquared * (-768 + uSquared * (320 - 175 * uSquared)))
+        let bigB = uSquared / 1024 * (256 + uSquared * (-128 + uSquared * (74 - 47 * uSquared)))
+        return (bigA, bigB)
+    }
+
+    /// Vincenty's Δσ.
+    private static func deltaSigma(bigB: Double, sinSigma: Double, cosSigma: Double, cos2SigmaM: Double) -> Double {
+        bigB * sinSigma * (cos2SigmaM + bigB / 4 * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
+            - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
+    }
+
+    /// How far the ellipsoid's longitude difference exceeds the auxiliary sphere's (λ − L).
+    private static func longitudeDifference(
+        cosSquaredAlpha: Double, sinAlpha: Double, sigma: Double, sinSigma: Double, cosSigma: Double, cos2SigmaM: Double
+    ) -> Double {
+        let f = WGS84.flattening
+        let c = f / 16 * cosSquaredAlpha * (4 + f * (4 - 3 * cosSquaredAlpha))
+        return (1 - c) * f * sinAlpha
+            * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
     }
 
     private static func compass(_ radians: Double) -> Double {

@@ -141,7 +141,7 @@ public struct NMEADecoder: Sendable {
             if let date {
                 var nanoseconds = UTCTime.days(year: date.year, month: date.month, day: date.day) * UTCTime.nanosecondsPerDay
                     + Int64((time * 1e9).rounded())
-                while nanoseconds < rolloverPivot { nanoseconds += 1024 * 7 * 86_400_000_000_000 }
+                while nanoseconds < rolloverPivot { nanoseconds += 1024 * 7 * UTCTime.nanosecondsPerDay }
                 fix.utcNanoseconds = nanoseconds
             }
         }

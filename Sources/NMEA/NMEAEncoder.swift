@@ -19,10 +19,13 @@ public struct NMEAEncoder: Sendable {
     /// written at 1970-01-01T00:00:00Z plus nothing: give fixes a UTC time first (see
     /// `LocationTrack.withUTC(from:)` in Simulator).
     public func sentences(for fix: LocationFix) -> [String] {
-        // Round to the millisecond once, so that time and date agree just before midnight.
-        let utc = ((fix.utcNanoseconds ?? 0) + 500_000) / 1_000_000 * 1_000_000
-        let time = Self.time(utc)
-        let date = Self.date(utc)
+        // Round to the millisecond once, then split into days and the time of day, so that
+        // time and date agree just before midnight.
+        let milliseconds = ((fix.utcNanoseconds ?? 0) + 500_000) / 1_000_000
+        let millisecondsPerDay = UTCTime.nanosecondsPerDay / 1_000_000
+        let days = milliseconds >= 0 ? milliseconds / millisecondsPerDay : (milliseconds + 1) / millisecondsPerDay - 1
+        let time = Self.time(dayMilliseconds: milliseconds - days * millisecondsPerDay)
+        let date = Self.date(days: days)
         let valid = fix.mode != .none && fix.coordinate != nil
         let (latitude, north, longitude, east) = fix.coordinate.map(Self.position) ?? ("", "", "", "")
         let satellites = fix.satellites.map { Self.padded($0, 2) } ?? (valid ? "08" : "00")
@@ -98,16 +101,13 @@ public struct NMEAEncoder: Sendable {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    private static func time(_ utc: Int64) -> String {
-        let milliseconds = Int64((Double(utc) / 1e6).rounded())
-        let dayMilliseconds = ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000
+    private static func time(dayMilliseconds: Int64) -> String {
         let seconds = Double(dayMilliseconds % 60_000) / 1000
         return padded(Int(dayMilliseconds / 3_600_000), 2) + padded(Int(dayMilliseconds / 60_000 % 60), 2)
             + fixed(seconds, places: 3, integerDigits: 2)
     }
 
-    private static func date(_ utc: Int64) -> String {
-        let days = utc >= 0 ? utc / 86_400_000_000_000 : (utc + 1) / 86_400_000_000_000 - 1
+    private static func date(days: Int64) -> String {
         let (year, month, day) = UTCTime.civilDate(days: days)
         return padded(day, 2) + padded(month, 2) + padded(year % 100, 2)
     }

@@ -16,6 +16,8 @@ struct LineReader {
 
     let descriptor: Int32
     private var buffer: [UInt8] = []
+    /// Where each `read` lands; reused.
+    private var chunk = [UInt8](repeating: 0, count: 4096)
     /// The longest line kept; longer ones are cut (NMEA allows 82 characters, gpsd JSON a few kB).
     let maximumLine: Int
 
@@ -39,7 +41,7 @@ struct LineReader {
                 return .failure(errno: errno)
             }
             if ready == 0 { return .timeout }
-            var chunk = [UInt8](repeating: 0, count: 4096)
+            let descriptor = descriptor
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
@@ -55,7 +57,8 @@ struct LineReader {
                 return .endOfInput
             }
             buffer.append(contentsOf: chunk[..<count])
-            if buffer.count > maximumLine, !buffer.contains(UInt8(ascii: "\n")) {
+            // The buffer held no newline before this read (it would have been returned).
+            if buffer.count > maximumLine, !chunk[..<count].contains(UInt8(ascii: "\n")) {
                 buffer.removeFirst(buffer.count - maximumLine)
             }
         }
