@@ -51,6 +51,8 @@ public struct NMEADecoder: Sendable {
         var decodedCounts = [Int](repeating: 0, count: SentenceType.allCases.count)
         var rejectedCounts = [Int](repeating: 0, count: NMEASentence.Rejection.allCases.count)
 
+        /// All decoded sentences.
+        public var decodedCount: Int { decodedCounts.reduce(0, +) }
         /// All rejected lines.
         public var rejectedCount: Int { rejectedCounts.reduce(0, +) }
 

@@ -36,6 +36,7 @@ import Testing
         let fixes = decodeAll(lines, decoder: &decoder)
         #expect(decoder.statistics.rejected == [.badChecksum: 1, .noChecksum: 1, .noStart: 1, .badCharacters: 1, .unsupportedType: 1, .badField: 1])
         #expect(decoder.statistics.decoded == ["GGA": 1, "RMC": 1])
+        #expect(decoder.statistics.decodedCount == 2 && decoder.statistics.rejectedCount == 6)
         #expect(fixes.count == 1)
         #expect(fixes[0].coordinate == GeoCoordinate(latitude: 48 + 7.038 / 60, longitude: 11 + 31.0 / 60))
     }

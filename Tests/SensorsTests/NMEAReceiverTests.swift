@@ -34,7 +34,13 @@ import Testing
             try terminal.write(Array(epoch(second, latitude: 49.26 + Double(second) * 1e-4).utf8))
             try await Task.sleep(for: .milliseconds(200))
         }
-        try await Task.sleep(for: .milliseconds(3000))  // the receiver goes quiet for longer than `silence`
+        // The receiver stops giving fixes for longer than `silence`, but still sends text and noise:
+        // only sentences the decoder takes count as talking.
+        let text = NMEAEncoder(talker: "GP").sentence("TXT", ["01", "01", "02", "ANTSTATUS=OK"])
+        for _ in 0..<6 {
+            try terminal.write(Array((text + "\u{01}noise at the wrong baud\r\n").utf8))
+            try await Task.sleep(for: .milliseconds(500))
+        }
         try terminal.write(Array(epoch(5, latitude: 49.27).utf8))
         try await Task.sleep(for: .milliseconds(400))
         terminal.close()  // unplugged

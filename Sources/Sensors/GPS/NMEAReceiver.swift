@@ -151,9 +151,9 @@ public struct NMEAReceiver: LocationProvider {
             case .line(let line):
                 // Only a sentence the decoder takes counts as the receiver talking: garbage at the
                 // wrong baud, or only TXT, must still end in a no-fix report.
-                let rejectedBefore = decoder.statistics.rejectedCount
+                let decodedBefore = decoder.statistics.decodedCount
                 if let epoch = line.withUnsafeBufferPointer({ decoder.decode(bytes: $0) }) { deliver(epoch) }
-                if decoder.statistics.rejectedCount == rejectedBefore, line.contains(UInt8(ascii: "$")) { quietFor = 0 }
+                if decoder.statistics.decodedCount > decodedBefore { quietFor = 0 }
             case .timeout:
                 if let epoch = decoder.finish() { deliver(epoch) }
                 quietFor += gap
