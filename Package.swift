@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "Motion", targets: ["Motion"]),
         .library(name: "NMEA", targets: ["NMEA"]),
+        .library(name: "InputEvents", targets: ["InputEvents"]),
         .library(name: "Sensors", targets: ["Sensors"]),
         .executable(name: "hal", targets: ["HALCommand"]),
     ],
@@ -35,9 +36,17 @@ let package = Package(
         // _XOPEN_SOURCE, which Swift's Glibc module does not expose.
         .target(name: "CPseudoTerminal"),
 
-        // Real Linux sensor backends: GPS receivers over NMEA (serial, file, TCP) and gpsd.
-        // IIO and evdev join here. Sources/Camera (V4L2, expressions) becomes a target with its backends.
-        .target(name: "Sensors", dependencies: ["HAL", "NMEA"], swiftSettings: strictSwift6),
+        // Real Linux sensor backends: IIO motion sensors (libiio), evdev input (libevdev), GPS receivers
+        // over NMEA (serial, file, TCP) and gpsd. Sources/Camera (V4L2, expressions) becomes a target with its backends.
+        .target(name: "Sensors", dependencies: ["HAL", "NMEA", "InputEvents", "CIIO", "CEvdev"], swiftSettings: strictSwift6),
+
+        // Thin system-library targets: Swift imports libiio's and libevdev's headers through them.
+        .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+
+        // Linux input events: device descriptions, decoding into pointer, key and motion readings,
+        // and evemu recordings. Pure logic, shared by the evdev backend and the evemu importer.
+        .target(name: "InputEvents", dependencies: ["HAL"], swiftSettings: strictSwift6),
 
         // NMEA 0183: sentences, epochs and fixes. Pure parsing, shared by receivers and importers.
         .target(name: "NMEA", dependencies: ["HAL"], swiftSettings: strictSwift6),
@@ -82,7 +91,7 @@ let package = Package(
         ),
 
         // What several test targets share: where the package is.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        .target(name: "TestSupport", dependencies: ["InputEvents"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
 
         // NMEA decode throughput: `Benchmarks/nmea` builds this in release and runs it beside pynmea2.
         .executableTarget(
@@ -104,7 +113,8 @@ let package = Package(
             name: "NMEATests", dependencies: ["HAL", "NMEA", "TestSupport"], resources: [.copy("Fixtures")],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "Simulator", "TestSupport"],
+            name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "Simulator", "InputEvents", "TestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(

@@ -14,11 +14,17 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     public var range: Double?
     /// The smallest step between values, in its kind's units, where known.
     public var resolution: Double?
+    /// What else the device offers, such as its other roles or channels, for `hal devices`.
+    public var capabilities: [String]
+    /// Why this user cannot open the device now, and what grants access (a group, a udev rule);
+    /// `nil` when it can be opened.
+    public var unavailableReason: String?
 
     /// Creates device information.
     public init(
         uri: String, name: String, kind: DeviceKind, backend: String,
-        rate: Double? = nil, range: Double? = nil, resolution: Double? = nil
+        rate: Double? = nil, range: Double? = nil, resolution: Double? = nil,
+        capabilities: [String] = [], unavailableReason: String? = nil
     ) {
         self.uri = uri
         self.name = name
@@ -27,5 +33,7 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
         self.rate = rate
         self.range = range
         self.resolution = resolution
+        self.capabilities = capabilities
+        self.unavailableReason = unavailableReason
     }
 }

@@ -7,6 +7,8 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
     DeviceFactory(backends: [
         TraceBackend(searchFolders: searchFolders),
         SimulationBackend(searchFolders: searchFolders),
+        IIOBackend(),
+        EvdevBackend(),
         NMEABackend(),
         GPSDBackend(),
     ])

@@ -1,0 +1,163 @@
+import CIIO
+import HAL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Polled mode: reads `in_*_raw` for the three axes at a fixed rate on `CLOCK_MONOTONIC`.
+struct IIOPolledReader {
+    let configuration: IIOChannelConfiguration
+    let device: OpaquePointer
+    let uri: String
+    let rate: Double
+
+    func run(stop: StopFlag, yield: (MotionSample) -> Void) throws(DeviceError) {
+        let channels = try IIOBufferedReader.channels(configuration, device, uri)
+        let period = Int64(1e9 / rate)
+        var next = MonotonicClock().now.nanoseconds
+        while !stop.isSet {
+            var raw: [Int64] = [0, 0, 0]
+            for axis in 0..<3 {
+                var value: CLongLong = 0
+                let status = iio_channel_attr_read_longlong(channels[axis], "raw", &value)
+                guard status >= 0 else {
+                    throw DeviceError(errno: Int32(-status), uri: uri, doing: "reading in_\(configuration.channelIDs[axis])_raw", access: IIOMotionSensor.accessHelp)
+                        .treatingMissingAsGone()
+                }
+                raw[axis] = Int64(value)
+            }
+            yield(configuration.sample(x: raw[0], y: raw[1], z: raw[2], at: MonotonicClock().now))
+            next += period
+            let now = MonotonicClock().now.nanoseconds
+            if next < now { next = now }  // fell behind: do not try to catch up with a burst
+            var until = timespec(tv_sec: Int(next / 1_000_000_000), tv_nsec: Int(next % 1_000_000_000))
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
+        }
+    }
+}
+
+/// Buffered mode: the kernel's scans, decoded by libiio, stamped by the timestamp channel.
+struct IIOBufferedReader {
+    let configuration: IIOChannelConfiguration
+    let device: OpaquePointer
+    let uri: String
+    let rate: Double
+
+    static func channels(_ configuration: IIOChannelConfiguration, _ device: OpaquePointer, _ uri: String) throws(DeviceError) -> [OpaquePointer] {
+        let channels = configuration.channelIDs.compactMap { iio_device_find_channel(device, $0, false) }
+        guard channels.count == 3 else { throw DeviceError(.disconnected, uri: uri, "the device's \(configuration.channelIDs.joined(separator: ", ")) channels are gone") }
+        return channels
+    }
+
+    func run(stop: StopFlag, yield: (MotionSample) -> Void) throws(DeviceError) {
+        let channels = try Self.channels(configuration, device, uri)
+        for index in 0..<iio_device_get_channels_count(device) {
+            if let channel = iio_device_get_channel(device, index) { iio_channel_disable(channel) }
+        }
+        for channel in channels { iio_channel_enable(channel) }
+        let timestamp = iio_device_find_channel(device, "timestamp", false)
+        if let timestamp, iio_channel_is_scan_element(timestamp) {
+            iio_channel_enable(timestamp)
+            try useMonotonicTimestamps()
+        }
+        try selectTrigger()
+        guard let buffer = iio_device_create_buffer(device, configuration.samplesPerRead, false) else {
+            throw DeviceError(errno: errno, uri: uri, doing: "cannot start the IIO buffer", access: IIOMotionSensor.accessHelp).treatingMissingAsGone()
+        }
+        defer { iio_buffer_destroy(buffer) }
+        let stampTimes = timestamp.map { iio_channel_is_enabled($0) } ?? false
+        let period = Int64(1e9 / rate)
+        var scratch: UInt64 = 0
+        while !stop.isSet {
+            let filled = iio_buffer_refill(buffer)
+            if filled < 0 {
+                let code = Int32(-filled)
+                if code == ETIMEDOUT || code == EAGAIN {
+                    if configuration.libiioURI == "local:" && access("/sys/bus/iio/devices/\(configuration.deviceID)", F_OK) != 0 {
+                        throw DeviceError(.disconnected, uri: uri, "the device went away (its sysfs entry is gone)")
+                    }
+                    continue
+                }
+                throw DeviceError(errno: code, uri: uri, doing: "reading the IIO buffer", access: IIOMotionSensor.accessHelp).treatingMissingAsGone()
+            }
+            let step = iio_buffer_step(buffer)
+            guard step > 0, let end = iio_buffer_end(buffer), let first = iio_buffer_first(buffer, channels[0]) else { continue }
+            let count = (end - first) / step
+            let starts = channels.map { iio_buffer_first(buffer, $0)! }
+            let timeStart = stampTimes ? iio_buffer_first(buffer, timestamp!) : nil
+            let readAt = MonotonicClock().now.nanoseconds
+            for scan in 0..<count {
+                let offset = scan * step
+                let x = Self.convert(channels[0], starts[0] + offset, &scratch)
+                let y = Self.convert(channels[1], starts[1] + offset, &scratch)
+                let z = Self.convert(channels[2], starts[2] + offset, &scratch)
+                let time: Int64
+                if let timeStart, let timestamp {
+                    time = Self.convert(timestamp, timeStart + offset, &scratch)
+                } else {
+                    time = readAt - Int64(count - 1 - scan) * period
+                }
+                yield(configuration.sample(x: x, y: y, z: z, at: Timestamp(nanoseconds: time)))
+            }
+        }
+    }
+
+    /// One scan element as a host integer: libiio applies the `_type`'s endianness, shift and sign.
+    @inline(__always)
+    static func convert(_ channel: OpaquePointer, _ source: UnsafeMutableRawPointer, _ scratch: inout UInt64) -> Int64 {
+        scratch = 0
+        iio_channel_convert(channel, &scratch, source)
+        let format = iio_channel_get_data_format(channel)!.pointee
+        switch (format.length, format.is_signed) {
+        case (8, true): return Int64(Int8(truncatingIfNeeded: scratch))
+        case (16, true): return Int64(Int16(truncatingIfNeeded: scratch))
+        case (32, true): return Int64(Int32(truncatingIfNeeded: scratch))
+        case (64, _): return Int64(bitPattern: scratch)
+        default: return Int64(scratch)
+        }
+    }
+
+    /// Kernel timestamps default to `CLOCK_REALTIME`; the HAL's are monotonic.
+    private func useMonotonicTimestamps() throws(DeviceError) {
+        guard iio_device_find_attr(device, "current_timestamp_clock") != nil else { return }
+        if IIOAttribute.readDevice(device, "current_timestamp_clock") == "monotonic" { return }
+        let status = iio_device_attr_write(device, "current_timestamp_clock", "monotonic")
+        guard status >= 0 else {
+            throw DeviceError(errno: Int32(-status), uri: uri, doing: "cannot set current_timestamp_clock to monotonic", access: IIOMotionSensor.accessHelp)
+        }
+    }
+
+    /// The trigger asked for, else the one already set, else the driver's own `NAME-devN`.
+    private func selectTrigger() throws(DeviceError) {
+        guard let context = iio_device_get_context(device) else { return }
+        let triggers = (0..<iio_context_get_devices_count(context)).compactMap { index -> OpaquePointer? in
+            guard let candidate = iio_context_get_device(context, index), iio_device_is_trigger(candidate) else { return nil }
+            return candidate
+        }
+        func name(_ trigger: OpaquePointer) -> String { iio_device_get_name(trigger).map { String(cString: $0) } ?? "" }
+        let chosen: OpaquePointer?
+        if let wanted = configuration.trigger {
+            guard let match = triggers.first(where: { name($0) == wanted || String(cString: iio_device_get_id($0)) == wanted }) else {
+                throw DeviceError(.notFound, uri: uri, "no trigger '\(wanted)' (found: \(triggers.map(name).joined(separator: ", ")))")
+            }
+            chosen = match
+        } else {
+            var current: OpaquePointer?
+            if iio_device_get_trigger(device, &current) == 0, current != nil { return }
+            let number = configuration.deviceID.drop { !$0.isNumber }
+            chosen = triggers.first { name($0) == "\(configuration.deviceName)-dev\(number)" }
+        }
+        guard let chosen else { return }
+        let status = iio_device_set_trigger(device, chosen)
+        guard status >= 0 else {
+            throw DeviceError(errno: Int32(-status), uri: uri, doing: "cannot set the trigger to \(name(chosen))", access: IIOMotionSensor.accessHelp)
+        }
+    }
+}
+
+extension DeviceError {
+    /// A sysfs file or node that vanished while streaming means the device went away.
+    func treatingMissingAsGone() -> DeviceError {
+        code == .notFound ? DeviceError(.disconnected, uri: uri, "the device went away (\(message))") : self
+    }
+}

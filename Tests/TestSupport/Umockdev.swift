@@ -1,0 +1,102 @@
+import Foundation
+public import Testing
+
+/// Runs device tests against umockdev's emulated sysfs and `/dev`, with the real libiio and libevdev.
+///
+/// umockdev works by `LD_PRELOAD`, which must be in place when a process starts. So a device test
+/// calls ``run(_:suite:test:body:)``: in the ordinary test process that re-runs the test binary
+/// under `umockdev-run` with the testbed's files, filtered to the same test; in that child the
+/// preload is active and `body` runs. The child's failures fail the parent, with its output.
+/// Each child has its own testbed; suites using this are `.serialized` all the same, as umockdev
+/// allows one testbed per process and the children share the machine's two cores.
+public enum Umockdev {
+    /// The files a testbed loads.
+    public struct Testbed: Sendable {
+        /// `.umockdev` device descriptions (sysfs trees).
+        public var devices: [String] = []
+        /// `(node, file)`: ioctl replies for a `/dev` node.
+        public var ioctls: [(node: String, file: String)] = []
+        /// `(node, file)`: evemu events a `/dev/input` node delivers.
+        public var evemuEvents: [(node: String, file: String)] = []
+        /// `(node, file)`: a read/write script for a `/dev` node.
+        public var scripts: [(node: String, file: String)] = []
+
+        /// An empty testbed.
+        public init() {}
+    }
+
+    /// Whether this process runs under umockdev's preload.
+    public static var isInTestbed: Bool {
+        ProcessInfo.processInfo.environment["LD_PRELOAD"]?.contains("umockdev-preload") ?? false
+    }
+
+    /// The scratch folder the parent made for this child's files, inside the child.
+    public static var scratchFolder: String {
+        ProcessInfo.processInfo.environment["HAL_TESTBED_SCRATCH"] ?? NSTemporaryDirectory()
+    }
+
+    /// Where the testbed's emulated root is, inside the child (`$UMOCKDEV_DIR`).
+    public static var testbedRoot: String? { ProcessInfo.processInfo.environment["UMOCKDEV_DIR"] }
+
+    /// Runs `body` in a child test process under `umockdev-run` with `testbed`, or runs `body`
+    /// directly when already in that child. `scratch` holds the files the parent prepared.
+    public static func run(
+        _ testbed: Testbed, scratch: String, suite: String, test: String = #function,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        body: () async throws -> Void
+    ) async throws {
+        if isInTestbed {
+            try await body()
+            return
+        }
+        var arguments: [String] = []
+        for device in testbed.devices { arguments += ["-d", device] }
+        for (node, file) in testbed.ioctls { arguments += ["-i", "\(node)=\(file)"] }
+        for (node, file) in testbed.evemuEvents { arguments += ["-e", "\(node)=\(file)"] }
+        for (node, file) in testbed.scripts { arguments += ["-s", "\(node)=\(file)"] }
+        let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let pattern = NSRegularExpression.escapedPattern(for: "\(suite)/\(test)")
+        arguments += ["--", binary, "--testing-library", "swift-testing", "--filter", pattern]
+        let (status, output) = try runProcess(
+            "/usr/bin/umockdev-run", arguments,
+            environment: ["TMPDIR": scratch, "HAL_TESTBED_SCRATCH": scratch], timeout: 120)
+        if status != 0 || !output.contains("1 test") {
+            Issue.record("the umockdev child for \(suite)/\(test) failed (exit \(status)):\n\(output)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Runs a program to completion, with extra environment, and returns its exit status and
+    /// combined output. A program still running after `timeout` seconds is killed.
+    public static func runProcess(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double
+    ) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        killer.cancel()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// umockdev's script format for reads (`r 0 DATA`): bytes below 32 are written as `^` and the
+    /// byte plus 64, and `^` itself as ``^` ``.
+    public static func readScript(_ chunks: [[UInt8]]) -> [UInt8] {
+        var script: [UInt8] = []
+        for chunk in chunks {
+            script += Array("r 0 ".utf8)
+            for byte in chunk {
+                if byte < 32 { script += [94, byte + 64] } else if byte == 94 { script += [94, 96] } else { script.append(byte) }
+            }
+            script.append(10)
+        }
+        return script
+    }
+}
