@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "HAL", "NMEA", "CPseudoTerminal",
+                "HAL", "NMEA", "InputEvents", "CPseudoTerminal",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "HALCommand",
             dependencies: [
-                "HAL", "Simulator", "Motion", "Sensors",
+                "HAL", "Simulator", "Motion", "Sensors", "InputEvents",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6

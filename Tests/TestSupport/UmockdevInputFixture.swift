@@ -39,6 +39,7 @@ public enum UmockdevInputFixture {
             E: DEVNAME=/dev/input/\(node)
             E: SUBSYSTEM=input
             A: dev=13:\(64 + eventNumber)\\n
+            L: device=../../\(input)
 
             P: \(sysfs)
             E: SUBSYSTEM=input
@@ -74,11 +75,12 @@ public enum UmockdevInputFixture {
             let absinfo = int32([value, axis.minimum, axis.maximum, axis.fuzz, axis.flat, axis.resolution])
             lines.append((code == 0 ? "EVIOCGABS" : "EVIOCGABS(\(code))") + " 0 \(hex(absinfo))")
         }
-        if let slots = device.axes[InputCode.Absolute.multitouchSlot] {
-            let count = Int(slots.maximum) + 1
+        if device.axes[InputCode.Absolute.multitouchSlot] != nil {
+            // libevdev asks for each multitouch axis in code order with room for 256 slots; every
+            // request has the same size, and umockdev answers them in file order.
             for code in device.axes.keys.sorted() where code > InputCode.Absolute.multitouchSlot {
                 let value: Int32 = code == InputCode.Absolute.multitouchTrackingID ? -1 : 0
-                lines.append("EVIOCGMTSLOTS 0 \(hex(int32([Int32(code)] + Array(repeating: value, count: count))))")
+                lines.append("EVIOCGMTSLOTS 0 \(hex(int32([Int32(code)] + Array(repeating: value, count: 256))))")
             }
         }
         let base = (folder as NSString).appendingPathComponent(name)

@@ -9,7 +9,7 @@ public struct IIOBackend: DeviceBackend {
     /// `iio`.
     public var scheme: String { "iio" }
     /// What `hal devices` says about the backend.
-    public var summary: String { "IIO (libiio): iio:local/iio:device0#anglvel, iio:ip:HOST[:PORT]/DEVICE#accel, ?mode=polled|buffered&rate=HZ" }
+    public var summary: String { "IIO (libiio): iio:local/iio:device0#anglvel, iio:ip:HOST[:PORT]/DEVICE?mode=polled|buffered&rate=HZ#accel" }
 
     /// Creates the backend.
     public init() {}

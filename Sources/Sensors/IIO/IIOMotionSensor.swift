@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A gyroscope (`anglvel`), accelerometer (`accel`) or magnetometer (`magn`) read through libiio:
-/// `iio:CONTEXT/DEVICE[#anglvel|accel|magn][?mode=…&rate=…&trigger=…&samples=…]`.
+/// `iio:CONTEXT/DEVICE[?mode=…&rate=…&trigger=…&samples=…][#anglvel|accel|magn]`.
 ///
 /// - **Context.** `local` is this machine's sysfs (`iio:local/iio:device0`); `ip:HOST[:PORT]` is a
 ///   remote board running iiod (`iio:ip:192.168.1.5/bmi160`). The device is its id or its name.

@@ -10,7 +10,7 @@ public struct EvdevBackend: DeviceBackend {
     /// `evdev`.
     public var scheme: String { "evdev" }
     /// What `hal devices` says about the backend.
-    public var summary: String { "Linux input (libevdev): evdev:/dev/input/event3[#pointer|keys|accel|gyro|stick][?grab=1]" }
+    public var summary: String { "Linux input (libevdev): evdev:/dev/input/event3[?grab=1][#pointer|keys|accel|gyro|stick]" }
 
     /// Creates the backend.
     public init() {}
@@ -25,7 +25,7 @@ public struct EvdevBackend: DeviceBackend {
         }
     }
 
-    /// Every `/dev/input/event*` node, classified from sysfs (readable without access to the node),
+    /// Every input event device in sysfs, classified from sysfs (readable without access to the node),
     /// one entry per role; a node this user cannot open says what grants access.
     public func discover() throws -> [DeviceInfo] {
         var found: [DeviceInfo] = []
@@ -50,8 +50,9 @@ public struct EvdevBackend: DeviceBackend {
         return found
     }
 
+    /// The event devices sysfs lists (`/sys/class/input/eventN`), in number order.
     static func eventNodes() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/input")) ?? []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/input")) ?? []
         return names.filter { $0.hasPrefix("event") }.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
     }
 

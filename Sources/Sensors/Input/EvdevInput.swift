@@ -6,7 +6,7 @@ public import InputEvents
 import Glibc
 #endif
 
-/// A Linux input device read through libevdev: `evdev:/dev/input/event3[#ROLE][?grab=1]`.
+/// A Linux input device read through libevdev: `evdev:/dev/input/event3[?grab=1][#ROLE]`.
 ///
 /// The role (``InputEvents/InputRole``) picks what the device delivers: `pointer` (touchscreen,
 /// touchpad, mouse), `keys`, `accel` and `gyro` (an `INPUT_PROP_ACCELEROMETER` device) or `stick`
@@ -19,7 +19,7 @@ import Glibc
 ///   the state difference is decoded like ordinary events (a finger lifted during the overrun
 ///   comes out as its release).
 /// - `grab=1` takes the device exclusively (`EVIOCGRAB`), so the desktop does not see it too.
-/// - Removal (`ENODEV`, or the descriptor hanging up) cancels contacts still down and ends the
+/// - Removal (`ENODEV`, the descriptor hanging up, or the node gone from `/dev`) cancels contacts still down and ends the
 ///   stream with ``HAL/DeviceError/Code/disconnected``.
 public struct EvdevInput: Device {
     /// The device.
@@ -147,7 +147,7 @@ public struct EvdevInput: Device {
                 defer { if grab { _ = libevdev_grab(device, LIBEVDEV_UNGRAB) } }
                 // The role was checked when the device was opened.
                 guard var decoder = try? InputDecoder(device: description, role: role, settings: settings) else { return }
-                let reader = EvdevEventReader(device: device, uri: uri)
+                let reader = EvdevEventReader(device: device, path: path, uri: uri)
                 var readings: [Reading] = []
                 do throws(DeviceError) {
                     while !stop.isSet {
@@ -170,13 +170,18 @@ public struct EvdevInput: Device {
 /// after `SYN_DROPPED`.
 struct EvdevEventReader {
     let device: OpaquePointer
+    let path: String
     let uri: String
 
-    /// Waits until events are ready or `milliseconds` pass; a hang-up means the device is gone.
+    /// Waits until events are ready or `milliseconds` pass. A hang-up, or a quiet spell after which
+    /// the node is gone from `/dev`, means the device is gone.
     func waitForInput(milliseconds: Int32) throws(DeviceError) {
         var poller = pollfd(fd: libevdev_get_fd(device), events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, milliseconds)
         if ready < 0 && errno != EINTR { throw DeviceError(errno: errno, uri: uri, doing: "poll", access: EvdevInput.accessHelp) }
+        if ready == 0 && access(path, F_OK) != 0 {
+            throw DeviceError(.disconnected, uri: uri, "the device went away (\(path) is gone)")
+        }
         if ready > 0 && poller.revents & Int16(POLLIN) == 0 && poller.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
             throw DeviceError(.disconnected, uri: uri, "the device went away (the event node hung up)")
         }
