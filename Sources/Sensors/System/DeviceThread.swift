@@ -4,7 +4,8 @@ import Synchronization
 
 /// A device stream whose blocking I/O runs on a dedicated thread, never on the cooperative
 /// pool: `body` reads until the stop flag is set (the consumer went away) or the device
-/// ends, yielding readings as they come; a thrown error ends the stream with it.
+/// ends, yielding readings as they come; a thrown error ends the stream with it. The thread
+/// blocks `SIGPIPE`, so a vanished network peer is an error, not the end of the process.
 enum DeviceThread {
     static func stream<Element: Sendable>(
         name: String, buffering: ReadingBuffering,
@@ -14,6 +15,12 @@ enum DeviceThread {
             of: Element.self, bufferingPolicy: buffering.asyncThrowingStreamPolicy(Element.self))
         let stop = StopFlag()
         let thread = Thread {
+            // A peer that went away (iiod, gpsd, a TCP receiver) must give EPIPE on this thread,
+            // not a process-wide SIGPIPE from inside a C library's send().
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             do {
                 try body(stop) { continuation.yield($0) }
                 continuation.finish()
