@@ -116,6 +116,7 @@ let package = Package(
             name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "Simulator", "InputEvents", "TestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift6),
+        .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",

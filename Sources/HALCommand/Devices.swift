@@ -18,7 +18,9 @@ struct Devices: ParsableCommand {
         for device in discovery.devices {
             var line = "  \(pad(device.uri, 48)) \(pad(device.kind.rawValue, 14)) \(device.name)"
             if let rate = device.rate { line += ", \(format3(rate)) Hz" }
+            if device.capabilities.count > 1 { line += " (offers \(device.capabilities.joined(separator: ", ")))" }
             out.line(line)
+            if let reason = device.unavailableReason { out.line("      cannot open: \(reason)") }
         }
         if discovery.devices.isEmpty { out.line("  (none found in \(search.folders.joined(separator: ", ")))") }
         out.flush()

@@ -85,7 +85,7 @@ public struct EvemuRecording: Sendable {
                 guard let code = UInt16(fields[2], radix: 16) else { throw fail("E.code", "'\(fields[2])' is not a hex event code") }
                 guard let value = Int32(fields[3]) else { throw fail("E.value", "'\(fields[3])' is not a whole number") }
                 if let last = events.last, time < last.timestamp {
-                    throw fail("E.time", "time goes backwards, from \(last.timestamp) to \(time)")
+                    throw fail("E.time", "time goes backwards, from \(last.timestamp) s to \(time) s")
                 }
                 events.append(InputEvent(timestamp: time, type: type, code: code, value: value))
             default:

@@ -61,8 +61,10 @@ public struct InputDeviceDescription: Sendable, Hashable {
         self.axes = axes
     }
 
-    /// Whether the device sends `code` of event type `type`.
-    public func has(_ type: UInt16, _ code: UInt16) -> Bool { codes[type]?.contains(code) ?? false }
+    /// Whether the device sends `code` of event type `type` (an absolute axis with a description counts).
+    public func has(_ type: UInt16, _ code: UInt16) -> Bool {
+        codes[type]?.contains(code) ?? false || (type == InputCode.Event.absolute && axes[code] != nil)
+    }
 
     /// What the device can be used as, most specific first; the first is the default when a URI names none.
     public var roles: [InputRole] {

@@ -34,6 +34,7 @@ public struct ViewDirection: Sendable, Hashable {
 ///   ``HAL/AttitudeSample``, relative to a reference heading.
 /// - **Switching** keeps the view where it is: entering motion mode sets the reference
 ///   so that the current device direction maps to the current view.
+/// - **Steer:** a rate control (a gamepad stick) turns the view at a held rate in swipe mode.
 /// - **Recentre** turns the view back to the panorama's forward direction (yaw 0,
 ///   pitch 0); in motion mode the device's current direction becomes forward.
 /// - **Pitch** is clamped at the poles, ±``Settings/pitchLimit``.
@@ -78,6 +79,7 @@ public struct ViewDirectionController: Sendable {
     private var drag: (pointer: Int, x: Double, y: Double)?
     private var dragHistory: [(time: Timestamp, yaw: Double, pitch: Double)] = []
     private var inertia: (start: Timestamp, yawRate: Double, pitchRate: Double, yaw: Double, pitch: Double)?
+    private var steering: (start: Timestamp, yawRate: Double, pitchRate: Double)?
 
     /// Creates a controller in swipe mode, looking forward.
     public init(settings: Settings = Settings()) {
@@ -94,6 +96,11 @@ public struct ViewDirectionController: Sendable {
             yaw = inertia.yaw + inertia.yawRate * travelled
             pitch = inertia.pitch + inertia.pitchRate * travelled
         }
+        if let steering, let time, mode == .swipe {
+            let elapsed = max(0, steering.start.duration(to: time).seconds)
+            yaw += steering.yawRate * elapsed
+            pitch += steering.pitchRate * elapsed
+        }
         return ViewDirection(yaw: Self.wrap(yaw), pitch: clampPitch(pitch), fieldOfView: settings.fieldOfView)
     }
 
@@ -108,11 +115,13 @@ public struct ViewDirectionController: Sendable {
         }
         drag = nil
         dragHistory.removeAll()
+        if newMode == .motion { steering = nil }
     }
 
     /// Turns the view back to forward; in motion mode the device's direction becomes forward.
     public mutating func recentre() {
         inertia = nil
+        steering = nil
         yaw = 0
         pitch = 0
         if let attitude = lastAttitude {
@@ -155,6 +164,18 @@ public struct ViewDirectionController: Sendable {
         }
     }
 
+    /// Takes a rate control's sample, such as a gamepad stick read as a virtual gyroscope
+    /// (`evdev:…#stick`): in swipe mode the view turns at that rate until the next sample, right
+    /// for a negative rate about y and up for a positive rate about x. Ignored in motion mode and
+    /// for other quantities.
+    public mutating func steer(_ sample: MotionSample) {
+        guard mode == .swipe, sample.quantity == .angularVelocity else { return }
+        settle(at: sample.timestamp)
+        let yawRate = -sample.value.y * 180 / .pi
+        let pitchRate = sample.value.x * 180 / .pi
+        steering = yawRate == 0 && pitchRate == 0 ? nil : (sample.timestamp, yawRate, pitchRate)
+    }
+
     private mutating func startInertia(at time: Timestamp) {
         guard let first = dragHistory.first, let last = dragHistory.last else { return }
         let span = first.time.duration(to: last.time).seconds
@@ -163,13 +184,14 @@ public struct ViewDirectionController: Sendable {
         dragHistory.removeAll()
     }
 
-    /// Folds coasting inertia into the view as of `time`.
+    /// Folds coasting inertia and steering into the view as of `time`; steering goes on from there.
     private mutating func settle(at time: Timestamp) {
-        guard inertia != nil else { return }
+        guard inertia != nil || steering != nil else { return }
         let current = view(at: time)
         yaw = current.yaw
         pitch = current.pitch
         inertia = nil
+        if steering != nil { steering?.start = time }
     }
 
     private func clampPitch(_ value: Double) -> Double {

@@ -148,4 +148,24 @@ import Testing
         controller.handle(PointerEvent(timestamp: Timestamp(nanoseconds: 10), phase: .move, x: 0.1, y: 0.5))
         #expect(controller.view().yaw == 0)
     }
+
+    @Test func aStickSteersTheViewAtAHeldRateInSwipeModeOnly() {
+        var controller = ViewDirectionController()
+        func stick(_ seconds: Double, right: Double, up: Double) -> MotionSample {
+            // The evdev stick's virtual gyroscope: right is negative about y, up positive about x (rad/s).
+            MotionSample(timestamp: Timestamp(nanoseconds: Int64(seconds * 1e9)), quantity: .angularVelocity,
+                         value: Vector3(x: up * .pi / 180, y: -right * .pi / 180, z: 0))
+        }
+        controller.steer(stick(1, right: 90, up: 0))
+        #expect(abs(controller.view(at: Timestamp(nanoseconds: 1_500_000_000)).yaw - 45) < 1e-9)
+        controller.steer(stick(2, right: 0, up: 30))
+        let held = controller.view(at: Timestamp(nanoseconds: 3_000_000_000))
+        #expect(abs(held.yaw - 90) < 1e-9 && abs(held.pitch - 30) < 1e-9)
+        controller.steer(stick(3, right: 0, up: 0))
+        #expect(abs(controller.view(at: Timestamp(nanoseconds: 9_000_000_000)).pitch - 30) < 1e-9)
+        // Motion mode ignores the stick.
+        controller.setMode(.motion, at: Timestamp(nanoseconds: 9_000_000_000))
+        controller.steer(stick(9, right: -90, up: 0))
+        #expect(abs(controller.view(at: Timestamp(nanoseconds: 10_000_000_000)).yaw - 90) < 1e-9)
+    }
 }
