@@ -90,8 +90,20 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Device read cost: `Benchmarks/devices` builds this in release and runs it under umockdev beside a C loop.
+        .executableTarget(
+            name: "DeviceRead",
+            dependencies: ["HAL", "Sensors", "InputEvents", "UmockdevFixtures"],
+            path: "Benchmarks/DeviceRead",
+            swiftSettings: strictSwift6
+        ),
+
         // What several test targets share: where the package is.
-        .target(name: "TestSupport", dependencies: ["InputEvents"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
+
+        // Files that make umockdev emulate input devices (from evemu descriptions) and IIO buffers:
+        // shared by the device tests and the device-read benchmark.
+        .target(name: "UmockdevFixtures", dependencies: ["InputEvents"], path: "Tests/UmockdevFixtures", swiftSettings: strictSwift6),
 
         // NMEA decode throughput: `Benchmarks/nmea` builds this in release and runs it beside pynmea2.
         .executableTarget(
@@ -113,7 +125,7 @@ let package = Package(
             name: "NMEATests", dependencies: ["HAL", "NMEA", "TestSupport"], resources: [.copy("Fixtures")],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "Simulator", "InputEvents", "TestSupport"],
+            name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "Simulator", "InputEvents", "TestSupport", "UmockdevFixtures"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift6),
         .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),

@@ -13,15 +13,13 @@ public import HAL
 public struct InputDecoder: Sendable {
     /// What the decoder delivers.
     public let role: InputRole
-    private var state: State
+    // One of these is set, by role. Optionals rather than an enum with payloads: mutating through
+    // `decoder?.decode(…)` is in place, where rebinding an enum payload copies its arrays every event.
+    private var pointer: PointerDecoder?
+    private var keys: KeyDecoder?
+    private var motion: MotionAxesDecoder?
+    private var stick: StickDecoder?
     private var droppingUntilReport = false
-
-    private enum State: Sendable {
-        case pointer(PointerDecoder)
-        case keys(KeyDecoder)
-        case motion(MotionAxesDecoder)
-        case stick(StickDecoder)
-    }
 
     /// Creates a decoder for a device and a role it supports.
     ///
@@ -36,11 +34,11 @@ public struct InputDecoder: Sendable {
         }
         self.role = role
         switch role {
-        case .pointer: state = .pointer(PointerDecoder(device: device, settings: settings))
-        case .keys: state = .keys(KeyDecoder(device: device))
-        case .accelerometer: state = .motion(try MotionAxesDecoder(device: device, quantity: .acceleration))
-        case .gyroscope: state = .motion(try MotionAxesDecoder(device: device, quantity: .angularVelocity))
-        case .stick: state = .stick(StickDecoder(device: device, settings: settings))
+        case .pointer: pointer = PointerDecoder(device: device, settings: settings)
+        case .keys: keys = KeyDecoder(device: device)
+        case .accelerometer: motion = try MotionAxesDecoder(device: device, quantity: .acceleration)
+        case .gyroscope: motion = try MotionAxesDecoder(device: device, quantity: .angularVelocity)
+        case .stick: stick = StickDecoder(device: device, settings: settings)
         }
     }
 
@@ -58,45 +56,23 @@ public struct InputDecoder: Sendable {
             }
         }
         if droppingUntilReport { return }
-        switch state {
-        case .pointer(var decoder):
-            decoder.decode(event, into: &readings)
-            state = .pointer(decoder)
-        case .keys(var decoder):
-            decoder.decode(event, into: &readings)
-            state = .keys(decoder)
-        case .motion(var decoder):
-            decoder.decode(event, into: &readings)
-            state = .motion(decoder)
-        case .stick(var decoder):
-            decoder.decode(event, into: &readings)
-            state = .stick(decoder)
-        }
+        pointer?.decode(event, into: &readings)
+        keys?.decode(event, into: &readings)
+        motion?.decode(event, into: &readings)
+        stick?.decode(event, into: &readings)
     }
 
     /// Forgets the events received since the last `SYN_REPORT`: the kernel dropped some of that frame.
     public mutating func discardPartialFrame() {
-        switch state {
-        case .pointer(var decoder):
-            decoder.discardPartialFrame()
-            state = .pointer(decoder)
-        case .keys(var decoder):
-            decoder.discardPartialFrame()
-            state = .keys(decoder)
-        case .motion(var decoder):
-            decoder.discardPartialFrame()
-            state = .motion(decoder)
-        case .stick(var decoder):
-            decoder.discardPartialFrame()
-            state = .stick(decoder)
-        }
+        pointer?.discardPartialFrame()
+        keys?.discardPartialFrame()
+        motion?.discardPartialFrame()
+        stick?.discardPartialFrame()
     }
 
     /// Ends every contact still down with a `cancel` at `time`: the device went away mid-gesture.
     public mutating func cancelContacts(at time: Timestamp, into readings: inout [Reading]) {
-        guard case .pointer(var decoder) = state else { return }
-        decoder.cancelContacts(at: time, into: &readings)
-        state = .pointer(decoder)
+        pointer?.cancelContacts(at: time, into: &readings)
     }
 }
 

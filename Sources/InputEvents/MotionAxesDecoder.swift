@@ -8,35 +8,38 @@ struct MotionAxesDecoder: Sendable {
     static let standardGravity = 9.80665
 
     private let quantity: MotionQuantity
-    private let codes: [UInt16]
-    private let scales: [Double]
-    private var values: [Int32]
-    private var committed: [Int32]
+    private let codes: (UInt16, UInt16, UInt16)
+    private let scales: SIMD3<Double>
+    private var values = SIMD3<Int32>.zero
+    private var committed = SIMD3<Int32>.zero
     private var changed = false
 
     init(device: InputDeviceDescription, quantity: MotionQuantity) throws(InputDecoderError) {
         typealias Abs = InputCode.Absolute
         self.quantity = quantity
-        codes = quantity == .acceleration ? [Abs.x, Abs.y, Abs.z] : [Abs.rx, Abs.ry, Abs.rz]
+        codes = quantity == .acceleration ? (Abs.x, Abs.y, Abs.z) : (Abs.rx, Abs.ry, Abs.rz)
         let unit = quantity == .acceleration ? Self.standardGravity : Double.pi / 180
-        var scales: [Double] = []
-        for code in codes {
+        var scales = SIMD3<Double>.zero
+        for (index, code) in [codes.0, codes.1, codes.2].enumerated() {
             guard let axis = device.axes[code], axis.resolution > 0 else {
                 throw InputDecoderError("'\(device.name)' gives axis \(code) no resolution, so its \(quantity.rawValue) values cannot be scaled")
             }
-            scales.append(unit / Double(axis.resolution))
+            scales[index] = unit / Double(axis.resolution)
         }
         self.scales = scales
-        values = [0, 0, 0]
-        committed = values
     }
 
     mutating func decode(_ event: InputEvent, into readings: inout [Reading]) {
-        if event.type == InputCode.Event.absolute, let index = codes.firstIndex(of: event.code) {
-            values[index] = event.value
+        if event.type == InputCode.Event.absolute {
+            switch event.code {
+            case codes.0: values.x = event.value
+            case codes.1: values.y = event.value
+            case codes.2: values.z = event.value
+            default: return
+            }
             changed = true
         } else if event.isFrameEnd && changed {
-            let value = Vector3(x: Double(values[0]) * scales[0], y: Double(values[1]) * scales[1], z: Double(values[2]) * scales[2])
+            let value = Vector3(x: Double(values.x) * scales.x, y: Double(values.y) * scales.y, z: Double(values.z) * scales.z)
             readings.append(.motion(MotionSample(timestamp: event.timestamp, quantity: quantity, value: value)))
             committed = values
             changed = false

@@ -19,6 +19,23 @@ struct PointerDecoder: Sendable {
         var x = 0.5, y = 0.5
         // What changed in the current frame.
         var pressed = false, released = false, moved = false
+        // As of the last SYN_REPORT.
+        var committedDown = false
+        var committedX = 0.5, committedY = 0.5
+
+        mutating func commit() {
+            pressed = false
+            released = false
+            moved = false
+            (committedDown, committedX, committedY) = (down, x, y)
+        }
+
+        mutating func rollBack() {
+            pressed = false
+            released = false
+            moved = false
+            (down, x, y) = (committedDown, committedX, committedY)
+        }
     }
 
     private let multitouch: Bool
@@ -26,7 +43,6 @@ struct PointerDecoder: Sendable {
     private let xAxis: AbsoluteAxis?, yAxis: AbsoluteAxis?
     private let mouseCountsAcross: Double
     private var contacts: [Contact]
-    private var committed: [Contact]
     private var slot = 0
 
     init(device: InputDeviceDescription, settings: InputDecoderSettings) {
@@ -38,7 +54,6 @@ struct PointerDecoder: Sendable {
         mouseCountsAcross = settings.mouseCountsAcross
         let slots = multitouch ? Int(max(0, device.axes[Abs.multitouchSlot]?.maximum ?? 0)) + 1 : 1
         contacts = Array(repeating: Contact(), count: min(slots, 64))
-        committed = contacts
     }
 
     mutating func decode(_ event: InputEvent, into readings: inout [Reading]) {
@@ -85,33 +100,30 @@ struct PointerDecoder: Sendable {
 
     private mutating func emit(at time: Timestamp, into readings: inout [Reading]) {
         for index in contacts.indices {
-            var contact = contacts[index]
+            let contact = contacts[index]
             if contact.pressed {
                 readings.append(.pointer(PointerEvent(timestamp: time, pointer: index, phase: .press, x: contact.x, y: contact.y)))
-            } else if contact.moved && contact.down && (contact.x != committed[index].x || contact.y != committed[index].y) {
+            } else if contact.moved && contact.down && (contact.x != contact.committedX || contact.y != contact.committedY) {
                 readings.append(.pointer(PointerEvent(timestamp: time, pointer: index, phase: .move, x: contact.x, y: contact.y)))
             }
             if contact.released {
                 readings.append(.pointer(PointerEvent(timestamp: time, pointer: index, phase: .release, x: contact.x, y: contact.y)))
             }
-            contact.pressed = false
-            contact.released = false
-            contact.moved = false
-            contacts[index] = contact
+            contacts[index].commit()
         }
-        committed = contacts
     }
 
     mutating func discardPartialFrame() {
-        contacts = committed
+        for index in contacts.indices { contacts[index].rollBack() }
     }
 
     mutating func cancelContacts(at time: Timestamp, into readings: inout [Reading]) {
-        contacts = committed
-        for index in contacts.indices where contacts[index].down {
+        for index in contacts.indices {
+            contacts[index].rollBack()
+            guard contacts[index].down else { continue }
             readings.append(.pointer(PointerEvent(timestamp: time, pointer: index, phase: .cancel, x: contacts[index].x, y: contacts[index].y)))
             contacts[index].down = false
+            contacts[index].commit()
         }
-        committed = contacts
     }
 }

@@ -226,4 +226,18 @@ private func hal(_ arguments: String...) throws -> Run {
         let count = run.output.split(separator: "\n").first { $0.hasPrefix("records:") }.map { Int($0.split(separator: " ").last!)! } ?? 0
         #expect(count >= 49)
     }
+
+    @Test func inputImportWritesOneChannelPerRoleFromAnEvemuRecording() throws {
+        let folder = try makeScratchFolder()
+        let run = try hal("input", "import", "Tests/SensorsTests/Fixtures/ds4-gamepad.evemu", "-o", folder + "/pad.jsonl")
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.contains("wrote 5 records (stick 3, keys 2) from 11 events of 'Sony Interactive Entertainment Wireless Controller'"), "\(run.errors)")
+        let info = try hal("info", folder + "/pad.jsonl")
+        #expect(info.output.contains("stick") && info.output.contains("keys"), "\(info.output)")
+        let keysOnly = try hal("input", "import", "Tests/SensorsTests/Fixtures/ds4-gamepad.evemu", "-o", folder + "/keys.jsonl", "--role", "keys")
+        #expect(keysOnly.errors.contains("wrote 2 records (keys 2)"), "\(keysOnly.errors)")
+        let bad = try hal("input", "import", "Tests/SensorsTests/Fixtures/ds4-gamepad.evemu", "-o", folder + "/x.jsonl", "--role", "gyro")
+        #expect(bad.status != 0)
+        #expect(bad.errors.contains("'Sony Interactive Entertainment Wireless Controller' is not usable as gyro (it offers: stick, keys)"), "\(bad.errors)")
+    }
 }

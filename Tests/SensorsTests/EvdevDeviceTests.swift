@@ -3,6 +3,7 @@ import HAL
 import InputEvents
 import Sensors
 import TestSupport
+import UmockdevFixtures
 import Testing
 
 /// The evdev backend through the real libevdev, against devices umockdev emulates from evemu

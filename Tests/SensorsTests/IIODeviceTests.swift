@@ -3,6 +3,7 @@ import HAL
 import Sensors
 import Simulator
 import TestSupport
+import UmockdevFixtures
 import Testing
 
 /// The IIO backend through the real libiio, against IIO devices umockdev emulates from
@@ -39,7 +40,7 @@ struct IIODeviceTests {
     /// A testbed with `device`; its buffer node replays `scans` (one read each).
     static func testbed(_ device: String, node: String, scans: [[UInt8]], scratch: String) throws -> Umockdev.Testbed {
         let script = scratch + "/buffer.script"
-        try Data(Umockdev.readScript(scans)).write(to: URL(fileURLWithPath: script))
+        try Data(UmockdevScript.reads(scans)).write(to: URL(fileURLWithPath: script))
         var testbed = Umockdev.Testbed()
         testbed.devices = [device]
         testbed.scripts = [(node, script)]
