@@ -34,44 +34,21 @@ struct EvdevDeviceTests {
         return testbed
     }
 
-    /// Reads a device until `count` readings came or `seconds` passed; returns what came.
-    static func collect<Source: ReadingSource>(_ source: Source, count: Int, seconds: Double = 10) async throws -> [Source.Element] {
-        let reading = Task {
-            var taken: [Source.Element] = []
-            for try await reading in source.readings(buffering: .unbounded) {
-                taken.append(reading)
-                if taken.count == count { break }
-            }
-            return taken
-        }
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(seconds))
-            reading.cancel()
-        }
-        defer { deadline.cancel() }
-        return try await reading.value
-    }
-
     /// The readings the evemu importer puts in a trace for the same recording, for one role.
     static func imported(_ evemu: String, role: InputRole) throws -> [Reading] {
         let trace = try recording(evemu).trace(source: "file:\(evemu)", roles: [role])
         return trace.records.map(\.reading)
     }
 
-    /// A fresh scratch folder in the parent; the parent's folder in the umockdev child.
-    static func scratch() throws -> String {
-        Umockdev.isInTestbed ? Umockdev.scratchFolder : try makeScratchFolder()
-    }
-
     @Test func aTouchscreenReplayedThroughUmockdevMatchesItsImportedTrace() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.testbed("goodix-touchscreen.evemu", scratch: scratch), scratch: scratch, suite: Self.suite) {
             let device = try makeFactory().open("evdev:/dev/input/event7", as: (any PointerInput).self)
             #expect(device.info.kind == .pointer)
             #expect(device.info.name == "Goodix Capacitive TouchScreen")
             #expect(device.info.capabilities == ["pointer"])
             let expected = try Self.imported("goodix-touchscreen.evemu", role: .pointer)
-            let events = try await Self.collect(device, count: expected.count)
+            let events = try await collect(device.readings(buffering: .unbounded), count: expected.count)
             #expect(events.map(Reading.pointer) == expected)
             // A tap at the centre, 80 ms, with the kernel's timestamps.
             #expect(events.first == PointerEvent(timestamp: Timestamp(nanoseconds: 1_100_000_000), phase: .press, x: 640.0 / 1279, y: 400.0 / 799))
@@ -83,17 +60,22 @@ struct EvdevDeviceTests {
         }
     }
 
+    /// A finger goes down on the touchscreen at (300, 200) at 1.1 s.
+    static let fingerDown = """
+        E: 1.100000 0003 002f 0
+        E: 1.100000 0003 0039 20
+        E: 1.100000 0003 0035 300
+        E: 1.100000 0003 0036 200
+        E: 1.100000 0001 014a 1
+        E: 1.100000 0003 0000 300
+        E: 1.100000 0003 0001 200
+        E: 1.100000 0000 0000 0
+
+        """
+
     @Test func synDroppedResynchronisesAFingerLiftedDuringTheOverrun() async throws {
-        let scratch = try Self.scratch()
-        let events = """
-            E: 1.100000 0003 002f 0
-            E: 1.100000 0003 0039 20
-            E: 1.100000 0003 0035 300
-            E: 1.100000 0003 0036 200
-            E: 1.100000 0001 014a 1
-            E: 1.100000 0003 0000 300
-            E: 1.100000 0003 0001 200
-            E: 1.100000 0000 0000 0
+        let scratch = try Umockdev.testScratchFolder()
+        let events = Self.fingerDown + """
             E: 1.200000 0003 0035 310
             E: 1.200000 0000 0003 0
 
@@ -105,7 +87,7 @@ struct EvdevDeviceTests {
             Self.testbed("goodix-touchscreen.evemu", scratch: scratch, events: file), scratch: scratch, suite: Self.suite
         ) {
             let device = try makeFactory().open("evdev:/dev/input/event7", as: (any PointerInput).self)
-            let readings = try await Self.collect(device, count: 2)
+            let readings = try await collect(device.readings(buffering: .unbounded), count: 2)
             #expect(readings.map(\.phase) == [.press, .release])
             // The partial frame (x moved to 310) was dropped; the release is where the finger was last known.
             #expect(readings.last?.x == 300.0 / 1279)
@@ -119,15 +101,9 @@ struct EvdevDeviceTests {
     }
 
     @Test func aRemovedDeviceCancelsItsContactAndEndsTheStream() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         // A finger goes down and moves, then the device goes quiet.
-        let events = """
-            E: 1.100000 0003 002f 0
-            E: 1.100000 0003 0039 20
-            E: 1.100000 0003 0035 300
-            E: 1.100000 0003 0036 200
-            E: 1.100000 0001 014a 1
-            E: 1.100000 0000 0000 0
+        let events = Self.fingerDown + """
             E: 1.200000 0003 0035 310
             E: 1.200000 0000 0000 0
 
@@ -158,13 +134,13 @@ struct EvdevDeviceTests {
     }
 
     @Test func anInputAccelerometerGivesMotionSamplesInSIUnits() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.testbed("ds4-motion-sensors.evemu", scratch: scratch), scratch: scratch, suite: Self.suite) {
             let factory = makeFactory()
             let accelerometer = try factory.open("evdev:/dev/input/event7", as: (any MotionSensor).self)
             #expect(accelerometer.info.kind == .accelerometer)
             #expect(accelerometer.info.capabilities == ["accel", "gyro"])
-            let samples = try await Self.collect(accelerometer, count: 6)
+            let samples = try await collect(accelerometer.readings(buffering: .unbounded), count: 6)
             #expect(samples.map(Reading.motion) == (try Self.imported("ds4-motion-sensors.evemu", role: .accelerometer)))
             // 8192 units per g.
             #expect(samples[0].value == Vector3(x: 120 * 9.80665 / 8192, y: 9.80665, z: -300 * 9.80665 / 8192))
@@ -174,11 +150,11 @@ struct EvdevDeviceTests {
     }
 
     @Test func anInputGyroscopeIsScaledByItsResolution() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.testbed("ds4-motion-sensors.evemu", scratch: scratch), scratch: scratch, suite: Self.suite) {
             let gyroscope = try makeFactory().open("evdev:/dev/input/event7#gyro", as: (any MotionSensor).self)
             #expect(gyroscope.info.kind == .gyroscope)
-            let samples = try await Self.collect(gyroscope, count: 6)
+            let samples = try await collect(gyroscope.readings(buffering: .unbounded), count: 6)
             #expect(samples.map(Reading.motion) == (try Self.imported("ds4-motion-sensors.evemu", role: .gyroscope)))
             // 1024 units per degree per second: 10·i °/s about x, −0.5 °/s about y.
             #expect(abs(samples[5].value.x - 50 * .pi / 180) < 1e-12)
@@ -187,10 +163,10 @@ struct EvdevDeviceTests {
     }
 
     @Test func aGamepadGivesButtonsAsKeysWhileGrabbed() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.testbed("ds4-gamepad.evemu", scratch: scratch), scratch: scratch, suite: Self.suite) {
             let keys = try makeFactory().open("evdev:/dev/input/event7?grab=1#keys", as: (any KeyInput).self)
-            let events = try await Self.collect(keys, count: 2)
+            let events = try await collect(keys.readings(buffering: .unbounded), count: 2)
             #expect(events == [
                 KeyEvent(timestamp: Timestamp(nanoseconds: 4_100_000_000), code: 0x130, state: .press),
                 KeyEvent(timestamp: Timestamp(nanoseconds: 4_200_000_000), code: 0x130, state: .release),
@@ -199,11 +175,11 @@ struct EvdevDeviceTests {
     }
 
     @Test func aGamepadStickIsAVirtualGyroscopeForTheMotionControls() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.testbed("ds4-gamepad.evemu", scratch: scratch), scratch: scratch, suite: Self.suite) {
             let stick = try makeFactory().open("evdev:/dev/input/event7?fullrate=90#stick", as: (any MotionSensor).self)
             #expect(stick.info.kind == .gyroscope)
-            let samples = try await Self.collect(stick, count: 3)
+            let samples = try await collect(stick.readings(buffering: .unbounded), count: 3)
             #expect(samples.map(Reading.motion) == (try Self.imported("ds4-gamepad.evemu", role: .stick)))
             // Full right turns right at 90°/s (negative about y); full up looks up (positive about x);
             // back inside the dead zone stops.
@@ -214,7 +190,7 @@ struct EvdevDeviceTests {
     }
 
     @Test func aRoleTheDeviceLacksIsRefusedWithItsRoles() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.testbed("goodix-touchscreen.evemu", scratch: scratch), scratch: scratch, suite: Self.suite) {
             #expect {
                 _ = try makeFactory().open("evdev:/dev/input/event7#gyro")

@@ -35,8 +35,6 @@ struct IIODeviceTests {
         return (x: Int16(100 * index), y: Int16(-3 * index), z: 7, time: time)
     }
 
-    static func scratch() throws -> String { Umockdev.isInTestbed ? Umockdev.scratchFolder : try makeScratchFolder() }
-
     /// A testbed with `device`; its buffer node replays `scans` (one read each).
     static func testbed(_ device: String, node: String, scans: [[UInt8]], scratch: String) throws -> Umockdev.Testbed {
         let script = scratch + "/buffer.script"
@@ -51,29 +49,12 @@ struct IIODeviceTests {
         try testbed(imu, node: "/dev/iio:device0", scans: scans.map { scan($0.x, $0.y, $0.z, time: $0.time) }, scratch: scratch)
     }
 
-    static func collect(_ source: some MotionSensor, count: Int, seconds: Double = 10) async throws -> [MotionSample] {
-        let reading = Task {
-            var taken: [MotionSample] = []
-            for try await sample in source.readings(buffering: .unbounded) {
-                taken.append(sample)
-                if taken.count == count { break }
-            }
-            return taken
-        }
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(seconds))
-            reading.cancel()
-        }
-        defer { deadline.cancel() }
-        return try await reading.value
-    }
-
     static func sysfs(_ path: String) throws -> String {
         try String(contentsOfFile: path, encoding: .utf8)
     }
 
     @Test func polledReadsAreScaledRotatedAndStampedAtTheRate() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.imuTestbed(scratch: scratch), scratch: scratch, suite: Self.suite) {
             let gyro = try makeFactory().open("iio:local/iio:device0?mode=polled&rate=200#anglvel", as: (any MotionSensor).self)
             #expect(gyro.info.name == "bmi160")
@@ -83,22 +64,22 @@ struct IIODeviceTests {
             #expect(gyro.info.resolution == 0.001065)
             #expect(gyro.info.range == 0.001065 * 32768)
             #expect(gyro.info.capabilities == ["anglvel", "accel"])
-            let samples = try await Self.collect(gyro, count: 5)
+            let samples = try await collect(gyro.readings(buffering: .unbounded), count: 5)
             #expect(samples.count == 5)
             let expected = Self.mounted(Vector3(x: 100 * 0.001065, y: -200 * 0.001065, z: 300 * 0.001065))
             for sample in samples { #expect(sample.value == expected && sample.quantity == .angularVelocity) }
             #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
             let accel = try makeFactory().open("iio:local/iio:device0?mode=polled#accel", as: (any MotionSensor).self)
-            let first = try await Self.collect(accel, count: 1)
+            let first = try await collect(accel.readings(buffering: .unbounded), count: 1)
             #expect(first.first?.value == Self.mounted(Vector3(x: -120 * 0.000598, y: 16390 * 0.000598, z: 305 * 0.000598)))
         }
     }
 
     @Test func bufferedReadsUseTheScanElementsTriggerAndKernelTimestamps() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.imuTestbed(scratch: scratch), scratch: scratch, suite: Self.suite) {
             let gyro = try makeFactory().open("iio:local/iio:device0#anglvel", as: (any MotionSensor).self)
-            let samples = try await Self.collect(gyro, count: Self.scans.count)
+            let samples = try await collect(gyro.readings(buffering: .unbounded), count: Self.scans.count)
             #expect(samples == Self.scans.map { scan in
                 MotionSample(
                     timestamp: Timestamp(nanoseconds: scan.time), quantity: .angularVelocity,
@@ -113,14 +94,14 @@ struct IIODeviceTests {
     }
 
     @Test func bigEndianScanElementsOfAMagnetometerBecomeMicrotesla() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         let scans = [Self.scan(-214, 55, -480, time: 7_000_000_000, bigEndianAxes: true), Self.scan(300, -1, 0, time: 7_066_666_666, bigEndianAxes: true)]
         try await Umockdev.run(
             Self.testbed(Self.magnetometer, node: "/dev/iio:device1", scans: scans, scratch: scratch), scratch: scratch, suite: Self.suite
         ) {
             let magnetometer = try makeFactory().open("iio:local/hmc5883l", as: (any MotionSensor).self)
             #expect(magnetometer.info.kind == .magnetometer && magnetometer.info.rate == 15)
-            let samples = try await Self.collect(magnetometer, count: 2)
+            let samples = try await collect(magnetometer.readings(buffering: .unbounded), count: 2)
             let scale = 0.000917431 * 100
             #expect(samples.map(\.value) == [
                 Vector3(x: -214 * scale, y: 55 * scale, z: -480 * scale), Vector3(x: 300 * scale, y: -1 * scale, z: 0),
@@ -152,7 +133,7 @@ struct IIODeviceTests {
     }
 
     @Test func aBufferedDeviceThatDisappearsEndsTheStreamAsDisconnected() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.imuTestbed(scratch: scratch), scratch: scratch, suite: Self.suite) {
             let (count, ending) = try await Self.readUntilUnplugged("iio:local/iio:device0#anglvel", after: 3)
             // The scans already in the buffer still arrive; then the device is found gone.
@@ -163,7 +144,7 @@ struct IIODeviceTests {
     }
 
     @Test func aPolledDeviceThatDisappearsEndsTheStreamAsDisconnected() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.imuTestbed(scratch: scratch), scratch: scratch, suite: Self.suite) {
             let (count, ending) = try await Self.readUntilUnplugged("iio:local/iio:device0?mode=polled&rate=100#anglvel", after: 3)
             #expect(count == 3)
@@ -172,7 +153,7 @@ struct IIODeviceTests {
     }
 
     @Test func badURIsSayWhatIsWrong() async throws {
-        let scratch = try Self.scratch()
+        let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.imuTestbed(scratch: scratch), scratch: scratch, suite: Self.suite) {
             func message(_ uri: String) -> String? {
                 do { _ = try makeFactory().open(uri); return nil } catch { return (error as? DeviceError)?.message }

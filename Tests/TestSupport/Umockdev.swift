@@ -35,6 +35,11 @@ public enum Umockdev {
         ProcessInfo.processInfo.environment["HAL_TESTBED_SCRATCH"] ?? NSTemporaryDirectory()
     }
 
+    /// A fresh scratch folder in the parent; the parent's folder again in the umockdev child.
+    public static func testScratchFolder() throws -> String {
+        isInTestbed ? scratchFolder : try makeScratchFolder()
+    }
+
     /// Where the testbed's emulated root is, inside the child (`$UMOCKDEV_DIR`).
     public static var testbedRoot: String? { ProcessInfo.processInfo.environment["UMOCKDEV_DIR"] }
 
