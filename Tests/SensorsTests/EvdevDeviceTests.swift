@@ -19,6 +19,7 @@ struct EvdevDeviceTests {
     }
 
     /// A testbed with one evemu-described device at /dev/input/event7 replaying its events.
+    /// `events` replaces the recording's own `E:` lines.
     static func testbed(_ evemu: String, scratch: String, keysDown: Set<UInt16> = [], events: String? = nil) throws -> Umockdev.Testbed {
         let recording = try recording(evemu)
         let files = try UmockdevInputFixture.write(recording.device, eventNumber: 7, name: "device", into: scratch, keysDown: keysDown)
@@ -27,7 +28,7 @@ struct EvdevDeviceTests {
         testbed.ioctls = [("/dev/input/event7", files.ioctl)]
         // Only the E: lines: umockdev warns about every header line of a full recording.
         let eventsFile = scratch + "/device.events"
-        let text = try String(contentsOfFile: events ?? fixture(evemu), encoding: .utf8)
+        let text = try events ?? String(contentsOfFile: fixture(evemu), encoding: .utf8)
         try text.split(separator: "\n").filter { $0.hasPrefix("E:") }.map { $0 + "\n" }.joined()
             .write(toFile: eventsFile, atomically: true, encoding: .utf8)
         testbed.evemuEvents = [("/dev/input/event7", eventsFile)]
@@ -80,11 +81,9 @@ struct EvdevDeviceTests {
             E: 1.200000 0000 0003 0
 
             """
-        let file = scratch + "/dropped.evemu"
-        try events.write(toFile: file, atomically: true, encoding: .utf8)
         // The device state libevdev reads back after the drop: no finger down.
         try await Umockdev.run(
-            Self.testbed("goodix-touchscreen.evemu", scratch: scratch, events: file), scratch: scratch, suite: Self.suite
+            Self.testbed("goodix-touchscreen.evemu", scratch: scratch, events: events), scratch: scratch, suite: Self.suite
         ) {
             let device = try makeFactory().open("evdev:/dev/input/event7", as: (any PointerInput).self)
             let readings = try await collect(device.readings(buffering: .unbounded), count: 2)
@@ -108,10 +107,8 @@ struct EvdevDeviceTests {
             E: 1.200000 0000 0000 0
 
             """
-        let file = scratch + "/unplugged.evemu"
-        try events.write(toFile: file, atomically: true, encoding: .utf8)
         try await Umockdev.run(
-            Self.testbed("goodix-touchscreen.evemu", scratch: scratch, events: file), scratch: scratch, suite: Self.suite
+            Self.testbed("goodix-touchscreen.evemu", scratch: scratch, events: events), scratch: scratch, suite: Self.suite
         ) {
             let device = try makeFactory().open("evdev:/dev/input/event7", as: (any PointerInput).self)
             var phases: [PointerPhase] = []
