@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Motion", targets: ["Motion"]),
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "InputEvents", targets: ["InputEvents"]),
+        .library(name: "Audio", targets: ["Audio"]),
         .library(name: "Sensors", targets: ["Sensors"]),
         .executable(name: "hal", targets: ["HALCommand"]),
     ],
@@ -43,6 +44,15 @@ let package = Package(
         // Thin system-library targets: Swift imports libiio's and libevdev's headers through them.
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+
+        // Speaker output: ALSA playback, WAV files, espeak-ng text-to-speech, EBU R 128 loudness and its guard.
+        .target(
+            name: "Audio", dependencies: ["HAL", "CALSA", "CSndfile", "CEspeakNG", "CEbur128"], swiftSettings: strictSwift6),
+        // Thin system-library targets: Swift imports alsa-lib's, libsndfile's, espeak-ng's and libebur128's headers.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
 
         // Linux input events: device descriptions, decoding into pointer, key and motion readings,
         // and evemu recordings. Pure logic, shared by the evdev backend and the evemu importer.
@@ -68,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "HALCommand",
             dependencies: [
-                "HAL", "Simulator", "Motion", "Sensors", "InputEvents",
+                "HAL", "Simulator", "Motion", "Sensors", "InputEvents", "Audio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
@@ -128,6 +138,8 @@ let package = Package(
             name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "Simulator", "InputEvents", "TestSupport", "UmockdevFixtures"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AudioTests", dependencies: ["HAL", "Audio", "HALCommand", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(

@@ -1,3 +1,4 @@
+import Audio
 import HAL
 import Sensors
 import Simulator
@@ -11,5 +12,7 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
         EvdevBackend(),
         NMEABackend(),
         GPSDBackend(),
+        AudioBackend(scheme: "alsa"),
+        AudioBackend(scheme: "wav"),
     ])
 }

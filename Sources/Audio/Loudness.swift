@@ -1,0 +1,104 @@
+import CEbur128
+import Foundation
+public import HAL
+
+/// How loud audio is, by EBU R 128 (libebur128).
+public struct Loudness: Sendable, Hashable {
+    /// Integrated loudness in LUFS (−∞ for silence).
+    public var integrated: Double
+    /// True peak in dBTP, over all channels (−∞ for silence).
+    public var truePeak: Double
+
+    /// Measures `audio`.
+    public init(measuring audio: PCMAudio) {
+        guard audio.channelCount > 0, audio.sampleRate > 0, !audio.samples.isEmpty,
+              let state = ebur128_init(UInt32(audio.channelCount), UInt(audio.sampleRate), Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue))
+        else {
+            integrated = -.infinity
+            truePeak = -.infinity
+            return
+        }
+        var handle: UnsafeMutablePointer<ebur128_state>? = state
+        defer { ebur128_destroy(&handle) }
+        audio.samples.withUnsafeBufferPointer { _ = ebur128_add_frames_float(state, $0.baseAddress, audio.samples.count / audio.channelCount) }
+        var loudness = 0.0
+        integrated = ebur128_loudness_global(state, &loudness) == 0 ? loudness : -.infinity
+        var peak = 0.0
+        for channel in 0..<audio.channelCount {
+            var channelPeak = 0.0
+            if ebur128_true_peak(state, UInt32(channel), &channelPeak) == 0 { peak = max(peak, channelPeak) }
+        }
+        truePeak = peak > 0 ? 20 * log10(peak) : -.infinity
+    }
+}
+
+/// Keeps clips and speech within a loudness target and ceiling, and says what it changed.
+///
+/// - Normalising (`target` set): the gain brings integrated loudness to the target.
+/// - Limiting: loudness above `ceiling` is brought down to it; quieter audio is left alone unless normalising.
+/// - The gain never lets the true peak exceed `truePeakCeiling` (so nothing clips).
+public struct LoudnessGuard: Sendable, Hashable {
+    /// The integrated loudness to normalise to, LUFS, or `nil` to leave quieter audio alone.
+    public var target: Double?
+    /// The loudest integrated loudness allowed, LUFS.
+    public var ceiling: Double
+    /// The highest true peak allowed, dBTP.
+    public var truePeakCeiling: Double
+
+    /// Creates a guard.
+    public init(target: Double? = nil, ceiling: Double, truePeakCeiling: Double = -1) {
+        self.target = target
+        self.ceiling = ceiling
+        self.truePeakCeiling = truePeakCeiling
+    }
+
+    /// What the guard did to one clip.
+    public struct Report: Sendable, Hashable, CustomStringConvertible {
+        /// Before.
+        public var measured: Loudness
+        /// The gain applied, dB (0 when unchanged).
+        public var gain: Double
+        /// After.
+        public var result: Loudness
+        /// Why, in words.
+        public var reason: String
+
+        /// One line.
+        public var description: String {
+            String(format: "%.1f LUFS, peak %.1f dBTP -> gain %+.1f dB -> %.1f LUFS (%@)", measured.integrated, measured.truePeak, gain, result.integrated, reason)
+        }
+    }
+
+    /// Returns `audio` with the guard's gain applied, and the report.
+    public func apply(to audio: PCMAudio) -> (audio: PCMAudio, report: Report) {
+        let measured = Loudness(measuring: audio)
+        guard measured.integrated.isFinite else {
+            return (audio, Report(measured: measured, gain: 0, result: measured, reason: "silent"))
+        }
+        var gain = 0.0
+        var reason = "within the ceiling"
+        if let target {
+            gain = target - measured.integrated
+            reason = "normalised to \(format(target)) LUFS"
+        } else if measured.integrated > ceiling {
+            gain = ceiling - measured.integrated
+            reason = "above the \(format(ceiling)) LUFS ceiling"
+        }
+        if measured.integrated + gain > ceiling {
+            gain = ceiling - measured.integrated
+            reason = "limited to the \(format(ceiling)) LUFS ceiling"
+        }
+        if measured.truePeak.isFinite && measured.truePeak + gain > truePeakCeiling {
+            gain = truePeakCeiling - measured.truePeak
+            reason = "limited by the \(format(truePeakCeiling)) dBTP peak ceiling"
+        }
+        guard abs(gain) > 0.01 else {
+            return (audio, Report(measured: measured, gain: 0, result: measured, reason: reason))
+        }
+        let factor = Float(pow(10, gain / 20))
+        let scaled = PCMAudio(sampleRate: audio.sampleRate, channelCount: audio.channelCount, samples: audio.samples.map { $0 * factor })
+        return (scaled, Report(measured: measured, gain: gain, result: Loudness(measuring: scaled), reason: reason))
+    }
+
+    private func format(_ value: Double) -> String { String(format: "%g", value) }
+}

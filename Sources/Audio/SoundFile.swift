@@ -1,0 +1,64 @@
+import CSndfile
+public import HAL
+
+/// Audio files through libsndfile: WAV, FLAC and OGG Vorbis in, 16-bit WAV out.
+public enum SoundFile {
+    /// Reads a whole file as 32-bit float samples.
+    public static func read(_ path: String) throws(AudioFileError) -> PCMAudio {
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioFileError(path: path, String(cString: sf_strerror(nil)))
+        }
+        defer { sf_close(file) }
+        guard info.channels > 0, info.samplerate > 0, info.frames >= 0 else {
+            throw AudioFileError(path: path, "no audio (\(info.channels) channels at \(info.samplerate) Hz)")
+        }
+        var samples = [Float](repeating: 0, count: Int(info.frames) * Int(info.channels))
+        let read = samples.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
+        guard read == info.frames else {
+            throw AudioFileError(path: path, "truncated: \(read) of \(info.frames) frames read")
+        }
+        return PCMAudio(sampleRate: Int(info.samplerate), channelCount: Int(info.channels), samples: samples)
+    }
+
+    /// Writes audio as a 16-bit PCM WAV file.
+    public static func writeWAV(_ audio: PCMAudio, to path: String) throws(AudioFileError) {
+        let writer = try WAVWriter(path: path, sampleRate: audio.sampleRate, channelCount: audio.channelCount)
+        try writer.write(audio.samples[...])
+        writer.close()
+    }
+}
+
+/// A 16-bit PCM WAV file written as samples come; libsndfile fixes up the header on close.
+final class WAVWriter {
+    let path: String
+    private var file: OpaquePointer?
+    let channelCount: Int
+
+    init(path: String, sampleRate: Int, channelCount: Int) throws(AudioFileError) {
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channelCount)
+        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
+        guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw AudioFileError(path: path, "cannot write: \(String(cString: sf_strerror(nil)))")
+        }
+        self.path = path
+        self.file = file
+        self.channelCount = channelCount
+    }
+
+    func write(_ samples: ArraySlice<Float>) throws(AudioFileError) {
+        guard let file else { throw AudioFileError(path: path, "already closed") }
+        let frames = sf_count_t(samples.count / channelCount)
+        let written = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, frames) }
+        guard written == frames else { throw AudioFileError(path: path, "write failed: \(String(cString: sf_strerror(file)))") }
+    }
+
+    func close() {
+        if let file { sf_close(file) }
+        file = nil
+    }
+
+    deinit { close() }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Audio
+import Foundation
+import HAL
+
+/// Opens a speaker: `--out FILE` as a WAV file, else the device URI.
+private func openSpeaker(device: String, out: String?) throws -> any Speaker {
+    let uri = out.map { "wav:\($0)" } ?? device
+    return try makeDeviceFactory().open(uri, as: (any Speaker).self)
+}
+
+/// Plays until the speaker is idle, then finishes a WAV file.
+private func playToEnd(_ speaker: any Speaker, _ request: (any Speaker) async throws -> Void) async throws {
+    let events = speaker.events(buffering: .unbounded)
+    try await request(speaker)
+    for try await event in events where event.phase == .finished || event.phase == .stopped { break }
+    if let wav = (speaker as? OutputSpeaker<MonotonicClock>) { wav.closeFile() }
+}
+
+/// `hal say "text" [--voice] [--rate] [--out FILE | --device URI]`.
+struct Say: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Speak text with espeak-ng on a speaker, or into a WAV file.")
+
+    @Argument(help: "The words.")
+    var text: String
+
+    @Option(help: "The voice or language: en, fr, es, cmn, or any espeak-ng voice.")
+    var voice = "en"
+
+    @Option(help: "Words per minute (espeak-ng's default is 175).")
+    var rate: Int?
+
+    @Option(help: "Write a WAV file instead of playing.")
+    var out: String?
+
+    @Option(help: "The speaker's URI.")
+    var device = "alsa:default"
+
+    func run() async throws {
+        let speaker = try openSpeaker(device: device, out: out)
+        try await playToEnd(speaker) { try await $0.speak(Utterance(text: text, voice: voice, wordsPerMinute: rate)) }
+        if let out { printError("wrote speech to \(out)") }
+    }
+}
+
+/// `hal play FILE [--device URI]`.
+struct Play: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Play a sound file (WAV, FLAC, OGG) on a speaker.")
+
+    @Argument(help: "The file.")
+    var file: String
+
+    @Option(help: "The speaker's URI.")
+    var device = "alsa:default"
+
+    @Option(help: "Write a WAV file instead of playing.")
+    var out: String?
+
+    func run() async throws {
+        let speaker = try openSpeaker(device: device, out: out)
+        let name = URL(fileURLWithPath: file).lastPathComponent
+        try await playToEnd(speaker) { try await $0.play(AudioClip(name: name, source: .file(path: file))) }
+    }
+}
+
+/// `hal audio …`.
+struct AudioCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "audio", abstract: "Audio clips.", subcommands: [Check.self])
+
+    /// `hal audio check FILE… [--ceiling LUFS]`.
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List clips' loudness (EBU R 128 integrated LUFS and true peak) and flag those above the ceiling.",
+            discussion: "Exits with 1 when any clip is above the ceiling.")
+
+        @Argument(help: "The clips.")
+        var files: [String]
+
+        @Option(help: "The loudest integrated loudness allowed, LUFS.")
+        var ceiling = -16.0
+
+        @Option(name: .customLong("peak-ceiling"), help: "The highest true peak allowed, dBTP.")
+        var peakCeiling = -1.0
+
+        func run() throws {
+            var out = StandardOutput()
+            var flagged = 0
+            for file in files {
+                let loudness = Loudness(measuring: try SoundFile.read(file))
+                var problems: [String] = []
+                if loudness.integrated > ceiling { problems.append("above the \(format3(ceiling)) LUFS ceiling") }
+                if loudness.truePeak > peakCeiling { problems.append("peak above \(format3(peakCeiling)) dBTP") }
+                if !problems.isEmpty { flagged += 1 }
+                out.line(String(format: "%@  %6.1f LUFS  %6.1f dBTP  %@", file, loudness.integrated, loudness.truePeak, problems.isEmpty ? "ok" : "LOUD: " + problems.joined(separator: ", ")))
+            }
+            out.flush()
+            if flagged > 0 { throw ExitCode(1) }
+        }
+    }
+}

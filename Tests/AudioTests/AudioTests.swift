@@ -1,0 +1,175 @@
+import Audio
+import Foundation
+import HAL
+import TestSupport
+import Testing
+
+/// A sine tone: `amplitude` peak, mono.
+func tone(frequency: Double, amplitude: Float, seconds: Double, sampleRate: Int) -> PCMAudio {
+    let count = Int(seconds * Double(sampleRate))
+    let samples = (0..<count).map { amplitude * Float(sin(2 * .pi * frequency * Double($0) / Double(sampleRate))) }
+    return PCMAudio(sampleRate: sampleRate, channelCount: 1, samples: samples)
+}
+
+extension Float {
+    /// The sample as the 16-bit value a WAV file stores.
+    var pcm16Value: Int16 { Int16(Swift.max(-32768, Swift.min(32767, (self * 32768).rounded()))) }
+}
+
+/// The frequency of a mono signal from its rising zero crossings.
+func frequency(of samples: [Int16], sampleRate: Int) -> Double {
+    var crossings: [Int] = []
+    for index in 1..<samples.count where samples[index - 1] < 0 && samples[index] >= 0 { crossings.append(index) }
+    guard let first = crossings.first, let last = crossings.last, crossings.count > 1 else { return 0 }
+    return Double(crossings.count - 1) * Double(sampleRate) / Double(last - first)
+}
+
+/// Real alsa-lib, writing through its `file` plugin into a raw file: what the backend sends is what
+/// a sound card would get. Each test runs `hal` with its own `ALSA_CONFIG_PATH`.
+@Suite(.serialized)
+struct ALSAFilePluginTests {
+    static let hal = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("hal").path
+
+    /// An ALSA configuration whose default PCM writes raw PCM to `raw`, through a slave at `rate` if given.
+    static func configuration(in folder: String, raw: String, rate: Int? = nil) throws -> String {
+        var text = try String(contentsOfFile: "/usr/share/alsa/alsa.conf", encoding: .utf8)
+        text += "\npcm.rawfile { type file; slave.pcm \"null\"; file \"\(raw)\"; format \"raw\" }\n"
+        if let rate {
+            text += "pcm.!default { type plug; slave { pcm \"rawfile\"; rate \(rate) } }\n"
+        } else {
+            text += "pcm.!default \"rawfile\"\n"
+        }
+        let path = folder + "/alsa.conf"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func rawSamples(_ path: String) throws -> [Int16] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Int16(littleEndian: $0) }
+    }
+
+    @Test func theFilePluginGetsExactlyThePCMThatWasPlayed() throws {
+        let folder = try makeScratchFolder()
+        let clip = folder + "/a440.wav"
+        try SoundFile.writeWAV(tone(frequency: 440, amplitude: 0.5, seconds: 0.5, sampleRate: 22050), to: clip)
+        let raw = folder + "/out.raw"
+        let (status, output) = try Umockdev.runProcess(
+            Self.hal, ["play", clip], environment: ["ALSA_CONFIG_PATH": try Self.configuration(in: folder, raw: raw)], timeout: 30)
+        #expect(status == 0, "\(output)")
+        let written = try Self.rawSamples(raw)
+        let sent = try SoundFile.read(clip).samples.map(\.pcm16Value)
+        #expect(written.count == 11025)
+        #expect(written == sent)
+        #expect(abs(frequency(of: written, sampleRate: 22050) - 440) < 1)
+        let rms = (written.map { Double($0) * Double($0) }.reduce(0, +) / Double(written.count)).squareRoot() / 32768
+        #expect(abs(rms - 0.5 / 2.squareRoot()) < 0.005)
+    }
+
+    @Test func alsaLibResamplesForADeviceAtAnotherRate() throws {
+        let folder = try makeScratchFolder()
+        let clip = folder + "/a440.wav"
+        try SoundFile.writeWAV(tone(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 22050), to: clip)
+        let raw = folder + "/out.raw"
+        let (status, output) = try Umockdev.runProcess(
+            Self.hal, ["play", clip], environment: ["ALSA_CONFIG_PATH": try Self.configuration(in: folder, raw: raw, rate: 48000)], timeout: 30)
+        #expect(status == 0, "\(output)")
+        let written = try Self.rawSamples(raw)
+        #expect(abs(written.count - 48000) < 480, "\(written.count) frames")
+        #expect(abs(frequency(of: written, sampleRate: 48000) - 440) < 2)
+    }
+
+    @Test func saySpeaksIntoTheDevice() throws {
+        let folder = try makeScratchFolder()
+        let raw = folder + "/out.raw"
+        let (status, output) = try Umockdev.runProcess(
+            Self.hal, ["say", "I see ice cream"], environment: ["ALSA_CONFIG_PATH": try Self.configuration(in: folder, raw: raw)], timeout: 30)
+        #expect(status == 0, "\(output)")
+        let written = try Self.rawSamples(raw)
+        #expect(written.count > 11025, "\(written.count) samples: less than half a second of speech")
+        #expect(written.contains { abs(Int($0)) > 3000 })
+    }
+}
+
+struct SpeechAndLoudnessTests {
+    @Test func espeakSpeaksLongerForLongerTextAndDifferentlyPerVoice() throws {
+        let short = try SpeechSynthesizer.synthesize(Utterance(text: "I see ice cream"))
+        #expect(short.sampleRate == 22050 && short.channelCount == 1)
+        #expect(short.duration > .milliseconds(500) && short.duration < .seconds(3))
+        #expect(Loudness(measuring: short).integrated > -30)
+        let long = try SpeechSynthesizer.synthesize(Utterance(text: "I see ice cream and a big red bus at the zoo"))
+        #expect(long.duration > short.duration + .milliseconds(800))
+        let french = try SpeechSynthesizer.synthesize(Utterance(text: "I see ice cream", voice: "fr"))
+        #expect(french.samples != short.samples)
+        for voice in ["es", "cmn"] {
+            #expect(try SpeechSynthesizer.synthesize(Utterance(text: "hola", voice: voice)).samples.count > 2205)
+        }
+        let slow = try SpeechSynthesizer.synthesize(Utterance(text: "I see ice cream", wordsPerMinute: 90))
+        #expect(slow.duration > short.duration)
+        do {
+            _ = try SpeechSynthesizer.synthesize(Utterance(text: "x", voice: "xx-nowhere"))
+            Issue.record("an unknown voice was accepted")
+        } catch {
+            #expect(error.description == "espeak-ng has no voice 'xx-nowhere' (try en, fr, es, cmn; espeak-ng --voices lists them)")
+        }
+        // The same utterance again: espeak-ng's wave generator keeps state, so a few samples may differ.
+        let again = try SpeechSynthesizer.synthesize(Utterance(text: "I see ice cream"))
+        #expect(abs(again.samples.count - short.samples.count) < 200)
+    }
+
+    @Test func aToneAtAKnownLevelMeasuresWithinHalfALoudnessUnit() {
+        // EBU Tech 3341: a 997 Hz sine at 0 dBFS in one channel reads −3.01 LUFS.
+        let quiet = Loudness(measuring: tone(frequency: 997, amplitude: 0.1, seconds: 5, sampleRate: 48000))
+        #expect(abs(quiet.integrated - -23.01) < 0.5, "\(quiet.integrated)")
+        #expect(abs(quiet.truePeak - -20) < 0.5, "\(quiet.truePeak)")
+        let silent = Loudness(measuring: PCMAudio(sampleRate: 48000, channelCount: 1, samples: [Float](repeating: 0, count: 48000)))
+        #expect(silent.integrated == -.infinity)
+    }
+
+    @Test func theGuardBringsALoudClipUnderTheCeilingAndSaysSo() {
+        let loud = tone(frequency: 997, amplitude: 0.9, seconds: 3, sampleRate: 48000)
+        let guardrail = LoudnessGuard(ceiling: -20)
+        let (audio, report) = guardrail.apply(to: loud)
+        #expect(report.measured.integrated > -5)
+        #expect(report.result.integrated <= -19.9 && report.result.integrated > -20.5, "\(report)")
+        #expect(abs(report.gain - (-20 - report.measured.integrated)) < 0.01)
+        #expect(report.reason == "above the -20 LUFS ceiling")
+        #expect(audio.samples.count == loud.samples.count)
+        // A quiet clip is left alone unless normalising.
+        let quiet = tone(frequency: 997, amplitude: 0.05, seconds: 3, sampleRate: 48000)
+        #expect(guardrail.apply(to: quiet).report.gain == 0)
+        let normalised = LoudnessGuard(target: -23, ceiling: -20).apply(to: quiet).report
+        #expect(abs(normalised.result.integrated - -23) < 0.2, "\(normalised)")
+    }
+
+    @Test func queuedItemsPlayInOrderIntoAWAVFileWithTheirEvents() async throws {
+        let folder = try makeScratchFolder()
+        let path = folder + "/out.wav"
+        let clock = MonotonicClock()
+        let speaker = OutputSpeaker(
+            info: DeviceInfo(uri: "wav:\(path)", name: "test", kind: .speaker, backend: "wav"), output: WAVOutput(path: path), clock: clock)
+        let events = speaker.events(buffering: .unbounded)
+        let beep = tone(frequency: 440, amplitude: 0.5, seconds: 0.2, sampleRate: 22050)
+        try await speaker.play(AudioClip(name: "beep", source: .pcm(beep)))
+        try await speaker.speak(Utterance(text: "go"))
+        var phases: [String] = []
+        for try await event in events {
+            switch event.item {
+            case .clip(let name): phases.append("\(event.phase.rawValue) \(name)")
+            case .speech(let text, let voice): phases.append("\(event.phase.rawValue) \(text) (\(voice))")
+            }
+            if phases.count == 4 { break }
+        }
+        #expect(phases == ["started beep", "finished beep", "started go (en)", "finished go (en)"])
+        speaker.closeFile()
+        let written = try SoundFile.read(path)
+        let speech = try SpeechSynthesizer.synthesize(Utterance(text: "go"))
+        #expect(abs(written.samples.count - (beep.samples.count + speech.samples.count)) < 200)
+        #expect(zip(written.samples, beep.samples).allSatisfy { abs($0 - $1) < 1.0 / 16384 })
+        // A clip of another format cannot join the same WAV file.
+        let stereo = PCMAudio(sampleRate: 48000, channelCount: 2, samples: [0, 0])
+        try await speaker.play(AudioClip(name: "stereo", source: .pcm(stereo)))
+        await speaker.waitUntilIdle()
+        await #expect(throws: DeviceError.self) { try await speaker.play(AudioClip(name: "again", source: .pcm(beep))) }
+    }
+}
