@@ -139,7 +139,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "AudioTests", dependencies: ["HAL", "Audio", "HALCommand", "TestSupport"], swiftSettings: strictSwift6),
+            name: "AudioTests", dependencies: ["HAL", "Audio", "Simulator", "HALCommand", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(

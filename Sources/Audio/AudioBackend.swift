@@ -1,9 +1,10 @@
 public import HAL
 
-/// Opens speakers: `alsa:NAME` (an ALSA PCM such as `default` or `hw:1,0`, with `?latency=SECONDS`)
-/// and `wav:PATH` (a WAV file). Their events are stamped on `CLOCK_MONOTONIC`.
+/// Opens speakers: `alsa:NAME` (an ALSA PCM such as `default` or `hw:1,0`, with `?latency=SECONDS`),
+/// `wav:PATH` (a WAV file) and `capture:NAME` (a ``CapturingSpeaker``). Their events are stamped on
+/// `CLOCK_MONOTONIC`; app tests make a `CapturingSpeaker` on their own clock instead.
 public struct AudioBackend: DeviceBackend {
-    /// `alsa` or `wav`.
+    /// `alsa`, `wav` or `capture`.
     public let scheme: String
 
     /// A backend for one of the two schemes.
@@ -13,12 +14,20 @@ public struct AudioBackend: DeviceBackend {
 
     /// What `hal devices` says about the backend.
     public var summary: String {
-        scheme == "wav" ? "a WAV file as a speaker: wav:out.wav" : "ALSA playback (alsa-lib): alsa:default, alsa:hw:1,0, ?latency=SECONDS"
+        switch scheme {
+        case "wav": "a WAV file as a speaker: wav:out.wav"
+        case "capture": "records what would be played, for tests: capture:NAME"
+        default: "ALSA playback (alsa-lib): alsa:default, alsa:hw:1,0, ?latency=SECONDS"
+        }
     }
 
     /// Opens the speaker a URI names.
     public func open(_ uri: DeviceURI) throws -> any Device {
         switch uri.scheme {
+        case "capture":
+            return CapturingSpeaker(
+                info: DeviceInfo(uri: uri.description, name: "capture \(uri.body)", kind: .speaker, backend: "capture"),
+                clock: MonotonicClock())
         case "wav":
             return OutputSpeaker(
                 info: DeviceInfo(uri: uri.description, name: "WAV file \(uri.body)", kind: .speaker, backend: "wav"),

@@ -14,5 +14,6 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
         GPSDBackend(),
         AudioBackend(scheme: "alsa"),
         AudioBackend(scheme: "wav"),
+        AudioBackend(scheme: "capture"),
     ])
 }

@@ -1,6 +1,7 @@
 import Audio
 import Foundation
 import HAL
+import Simulator
 import TestSupport
 import Testing
 
@@ -171,5 +172,78 @@ struct SpeechAndLoudnessTests {
         try await speaker.play(AudioClip(name: "stereo", source: .pcm(stereo)))
         await speaker.waitUntilIdle()
         await #expect(throws: DeviceError.self) { try await speaker.play(AudioClip(name: "again", source: .pcm(beep))) }
+    }
+}
+
+/// The capturing speaker on a virtual clock: what an app test asserts on.
+struct CapturingSpeakerTests {
+    static func seconds(_ value: Double) -> Timestamp { Timestamp(nanoseconds: Int64((value * 1e9).rounded())) }
+
+    static func describe(_ event: PlaybackEvent) -> String {
+        let what: String
+        switch event.item {
+        case .clip(let name): what = name
+        case .speech(let text, let voice): what = "'\(text)' (\(voice))"
+        }
+        return "\(event.timestamp) \(event.phase.rawValue) \(what)"
+    }
+
+    @Test func theGOButtonSpokeItsWordsAtTheTimeItWasPressed() async throws {
+        let clock = VirtualClock(start: Self.seconds(12.4))
+        let speaker = CapturingSpeaker(info: DeviceInfo(uri: "capture:test", name: "test", kind: .speaker, backend: "capture"), clock: clock)
+        let events = speaker.events(buffering: .unbounded)
+        try await speaker.speak(Utterance(text: "I see ice cream"))
+        let beep = tone(frequency: 440, amplitude: 0.5, seconds: 0.5, sampleRate: 22050)
+        try await speaker.play(AudioClip(name: "beep", source: .pcm(beep)))
+        let captures = speaker.captures
+        #expect(captures.count == 2)
+        let speech = try #require(captures.first)
+        #expect(speech.item == .speech(text: "I see ice cream", voice: "en"))
+        #expect(speech.start == Self.seconds(12.4))
+        #expect(speech.duration > .milliseconds(500) && speech.end == speech.start.advanced(by: speech.duration))
+        #expect(speech.loudness.integrated > -30 && speech.loudness.truePeak < 0)
+        // The beep queues behind the speech.
+        #expect(captures[1].start == speech.end && captures[1].duration == .milliseconds(500))
+        clock.advance(to: captures[1].end)
+        let delivered = try await collect(events, count: 4)
+        #expect(delivered.map(Self.describe) == [
+            "\(speech.start) started 'I see ice cream' (en)", "\(speech.end) finished 'I see ice cream' (en)",
+            "\(speech.end) started beep", "\(captures[1].end) finished beep",
+        ])
+
+        // Into a trace's speaker channel and back: the same events.
+        let folder = try makeScratchFolder()
+        let path = folder + "/speaker.jsonl"
+        let channel = TraceChannel(id: "speaker", device: speaker.info)
+        let writer = try TraceWriter(path: path, header: TraceHeader(channels: [channel]))
+        for event in delivered { try writer.write(.playback(event), channel: "speaker") }
+        try writer.close()
+        let replayed = try DeviceFactory(backends: [TraceBackend()]).open("trace:\(path)#speaker", as: (any PlaybackEventSource).self)
+        var again: [PlaybackEvent] = []
+        for try await event in replayed.readings(buffering: .unbounded) { again.append(event) }
+        #expect(again == delivered)
+    }
+
+    @Test func pauseHoldsTheQueueAndStopDropsWhatHadNotStarted() async throws {
+        let clock = VirtualClock(start: .zero)
+        let speaker = CapturingSpeaker(info: DeviceInfo(uri: "capture:test", name: "test", kind: .speaker, backend: "capture"), clock: clock)
+        let events = speaker.events(buffering: .unbounded)
+        let long = tone(frequency: 440, amplitude: 0.5, seconds: 2, sampleRate: 22050)
+        try await speaker.play(AudioClip(name: "long", source: .pcm(long)))
+        try await speaker.play(AudioClip(name: "next", source: .pcm(long)))
+        clock.advance(to: Self.seconds(0.5))
+        try await speaker.pause()
+        clock.advance(to: Self.seconds(1.5))
+        try await speaker.resume()
+        clock.advance(to: Self.seconds(2))
+        try await speaker.stop()
+        let delivered = try await collect(events, count: 4)
+        #expect(delivered.map(Self.describe) == [
+            "0.000000000 started long", "0.500000000 paused long", "1.500000000 resumed long", "2.000000000 stopped long",
+        ])
+        #expect(speaker.captures.map(\.end) == [Self.seconds(2)])
+        // Nothing more comes: "next" never started.
+        clock.advance(to: Self.seconds(10))
+        #expect(try await collect(speaker.events(buffering: .unbounded), count: 1, seconds: 0.3).isEmpty)
     }
 }

@@ -1,0 +1,197 @@
+public import HAL
+import Synchronization
+
+/// A speaker for tests (`capture:`): nothing is played; each clip or utterance is recorded as a
+/// ``Capture`` (what, start and end on the clock, duration, loudness), and its playback events come
+/// out when the clock reaches them, as a real speaker's would.
+///
+/// - Items queue: each starts when the one before ends, or now if nothing is playing.
+/// - `pause` holds the item playing and everything after it; `resume` shifts them by the pause.
+///   Pausing when nothing is playing does nothing.
+/// - `stop` ends the current item now (`stopped`) and drops the items that had not started.
+/// - Events are delivered by a task sleeping on the injected clock, so with a `VirtualClock` they
+///   come out as the test advances it. As a ``HAL/PlaybackEventSource`` the speaker can be recorded
+///   into a trace's `speaker` channel; replaying that channel gives the same events.
+public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource where C.Instant == Timestamp, C.Duration == Duration {
+    /// One thing the speaker was asked to play.
+    public struct Capture: Sendable, Hashable {
+        /// The clip's name, or the spoken text and voice.
+        public var item: PlaybackItem
+        /// When sound started, on the clock.
+        public var start: Timestamp
+        /// When it ended (or was stopped).
+        public var end: Timestamp
+        /// The audio's own length.
+        public var duration: Duration
+        /// The audio's loudness as played (after volume and the guard).
+        public var loudness: Loudness
+    }
+
+    /// The device.
+    public let info: DeviceInfo
+    /// The gain rule each item passes through, if any.
+    public let loudnessGuard: LoudnessGuard?
+    private let clock: C
+    private let state = Mutex(State())
+
+    private struct Scheduled: Sendable {
+        var capture: Int
+        var startEmitted = false
+    }
+
+    private struct State: ~Copyable {
+        var captures: [Capture] = []
+        var scheduled: [Scheduled] = []
+        var pausedAt: Timestamp?
+        var volume = 1.0
+        var listeners: [Int: AsyncThrowingStream<PlaybackEvent, any Error>.Continuation] = [:]
+        var nextListener = 0
+        var timer: Task<Void, Never>?
+    }
+
+    /// A capturing speaker on `clock`.
+    public init(info: DeviceInfo, clock: C, loudnessGuard: LoudnessGuard? = nil) {
+        self.info = info
+        self.clock = clock
+        self.loudnessGuard = loudnessGuard
+    }
+
+    deinit { state.withLock { $0.timer?.cancel() } }
+
+    /// Everything asked for so far, in order.
+    public var captures: [Capture] { state.withLock { $0.captures } }
+
+    public func play(_ clip: AudioClip) async throws {
+        let audio: PCMAudio
+        switch clip.source {
+        case .file(let path): audio = try SoundFile.read(path)
+        case .pcm(let pcm): audio = pcm
+        }
+        accept(.clip(name: clip.name), audio)
+    }
+
+    public func speak(_ utterance: Utterance) async throws {
+        accept(.speech(text: utterance.text, voice: utterance.voice), try SpeechSynthesizer.synthesize(utterance))
+    }
+
+    public func pause() async throws {
+        let now = clock.now
+        update { state in
+            guard state.pausedAt == nil, let first = state.scheduled.first, first.startEmitted else { return }
+            state.pausedAt = now
+            emit(PlaybackEvent(timestamp: now, phase: .paused, item: state.captures[first.capture].item), in: &state)
+        }
+    }
+
+    public func resume() async throws {
+        let now = clock.now
+        update { state in
+            guard let pausedAt = state.pausedAt else { return }
+            state.pausedAt = nil
+            let held = pausedAt.duration(to: now)
+            for entry in state.scheduled {
+                if state.captures[entry.capture].start >= pausedAt { state.captures[entry.capture].start = state.captures[entry.capture].start.advanced(by: held) }
+                state.captures[entry.capture].end = state.captures[entry.capture].end.advanced(by: held)
+            }
+            if let first = state.scheduled.first, first.startEmitted {
+                emit(PlaybackEvent(timestamp: now, phase: .resumed, item: state.captures[first.capture].item), in: &state)
+            }
+        }
+    }
+
+    public func stop() async throws {
+        let now = clock.now
+        update { state in
+            state.pausedAt = nil
+            if let first = state.scheduled.first, first.startEmitted {
+                state.captures[first.capture].end = now
+                emit(PlaybackEvent(timestamp: now, phase: .stopped, item: state.captures[first.capture].item), in: &state)
+            }
+            let dropped = Set(state.scheduled.filter { !$0.startEmitted }.map(\.capture))
+            state.captures = state.captures.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+            state.scheduled.removeAll()
+        }
+    }
+
+    public func setVolume(_ volume: Double) async throws {
+        state.withLock { $0.volume = min(max(volume, 0), 1) }
+    }
+
+    public func events(buffering: ReadingBuffering) -> AsyncThrowingStream<PlaybackEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: PlaybackEvent.self, bufferingPolicy: buffering.asyncThrowingStreamPolicy(PlaybackEvent.self))
+        let key = state.withLock { state -> Int in
+            state.nextListener += 1
+            state.listeners[state.nextListener] = continuation
+            return state.nextListener
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.listeners.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// The playback events, as a reading source (for recording into a trace).
+    public func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<PlaybackEvent, any Error> {
+        events(buffering: buffering)
+    }
+
+    private func accept(_ item: PlaybackItem, _ audio: PCMAudio) {
+        var played = audio
+        if let loudnessGuard { played = loudnessGuard.apply(to: audio).audio }
+        let now = clock.now
+        update { state in
+            if state.volume < 1 {
+                let gain = Float(state.volume)
+                played.samples = played.samples.map { $0 * gain }
+            }
+            let previousEnd = state.scheduled.last.map { state.captures[$0.capture].end } ?? now
+            let start = max(now, previousEnd)
+            state.captures.append(Capture(
+                item: item, start: start, end: start.advanced(by: played.duration), duration: played.duration,
+                loudness: Loudness(measuring: played)))
+            state.scheduled.append(Scheduled(capture: state.captures.count - 1))
+        }
+    }
+
+    private func emit(_ event: PlaybackEvent, in state: inout State) {
+        for listener in state.listeners.values { listener.yield(event) }
+    }
+
+    /// Applies a change, emits what is due by now, and re-arms the timer for the next event.
+    private func update(_ change: (inout State) -> Void) {
+        let now = clock.now
+        state.withLock { state in
+            deliver(upTo: now, in: &state)
+            change(&state)
+            deliver(upTo: now, in: &state)
+            state.timer?.cancel()
+            state.timer = nil
+            guard state.pausedAt == nil, let next = nextEventTime(in: state) else { return }
+            state.timer = Task { [weak self, clock] in
+                do { try await clock.sleep(until: next, tolerance: nil) } catch { return }
+                self?.update { _ in }
+            }
+        }
+    }
+
+    private func nextEventTime(in state: borrowing State) -> Timestamp? {
+        guard let first = state.scheduled.first else { return nil }
+        let capture = state.captures[first.capture]
+        return first.startEmitted ? capture.end : capture.start
+    }
+
+    private func deliver(upTo now: Timestamp, in state: inout State) {
+        while let first = state.scheduled.first {
+            let capture = state.captures[first.capture]
+            if !first.startEmitted {
+                guard capture.start <= now else { return }
+                emit(PlaybackEvent(timestamp: capture.start, phase: .started, item: capture.item), in: &state)
+                state.scheduled[0].startEmitted = true
+            }
+            guard state.pausedAt == nil, capture.end <= now else { return }
+            emit(PlaybackEvent(timestamp: capture.end, phase: .finished, item: capture.item), in: &state)
+            state.scheduled.removeFirst()
+        }
+    }
+}
