@@ -76,7 +76,7 @@ struct AudioCommand: ParsableCommand {
         @Argument(help: "The clips.")
         var files: [String]
 
-        @Option(help: "The loudest integrated loudness allowed, LUFS.")
+        @Option(help: "The loudest integrated loudness allowed, LUFS (negative: write --ceiling=-20).")
         var ceiling = -16.0
 
         @Option(name: .customLong("peak-ceiling"), help: "The highest true peak allowed, dBTP.")

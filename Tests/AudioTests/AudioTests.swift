@@ -247,3 +247,63 @@ struct CapturingSpeakerTests {
         #expect(try await collect(speaker.events(buffering: .unbounded), count: 1, seconds: 0.3).isEmpty)
     }
 }
+
+/// An output that fails after some writes, as a device unplugged mid-clip does: ALSA here has no
+/// device that can vanish, so the speaker's failure path is driven with this test double.
+final class VanishingOutput: PCMOutput {
+    var writesLeft: Int
+    init(writes: Int) { writesLeft = writes }
+    func start(sampleRate: Int, channelCount: Int) throws(DeviceError) {}
+    func write(_ samples: ArraySlice<Float>) throws(DeviceError) {
+        guard writesLeft > 0 else { throw DeviceError(.disconnected, uri: "alsa:test", "the device went away (write failed: No such device)") }
+        writesLeft -= 1
+    }
+    func finish() throws(DeviceError) {}
+    func abort() {}
+}
+
+struct SpeakerFailureTests {
+    @Test func aDeviceGoneMidClipEndsTheEventsWithATypedErrorAndRefusesMore() async throws {
+        let speaker = OutputSpeaker(
+            info: DeviceInfo(uri: "alsa:test", name: "test", kind: .speaker, backend: "alsa"), output: VanishingOutput(writes: 3), clock: MonotonicClock())
+        let events = speaker.events(buffering: .unbounded)
+        let clip = AudioClip(name: "long", source: .pcm(tone(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 22050)))
+        try await speaker.play(clip)
+        var phases: [PlaybackPhase] = []
+        var ending: DeviceError?
+        do {
+            for try await event in events { phases.append(event.phase) }
+        } catch let error as DeviceError {
+            ending = error
+        }
+        #expect(phases == [.started])
+        #expect(ending?.code == .disconnected)
+        await #expect(throws: DeviceError(.disconnected, uri: "alsa:test", "the device went away (write failed: No such device)")) {
+            try await speaker.play(clip)
+        }
+    }
+
+    @Test func aMissingALSADeviceIsATypedError() throws {
+        let folder = try makeScratchFolder()
+        let clip = folder + "/beep.wav"
+        try SoundFile.writeWAV(tone(frequency: 440, amplitude: 0.5, seconds: 0.1, sampleRate: 22050), to: clip)
+        let (status, output) = try Umockdev.runProcess(ALSAFilePluginTests.hal, ["play", clip, "--device", "alsa:hw:7,0"], timeout: 30)
+        #expect(status != 0)
+        #expect(output.contains("alsa:hw:7,0: cannot open 'hw:7,0'"), "\(output)")
+        let missing = try Umockdev.runProcess(ALSAFilePluginTests.hal, ["play", folder + "/none.wav", "--out", folder + "/x.wav"], timeout: 30)
+        #expect(missing.status != 0)
+        #expect(missing.output.contains("\(folder)/none.wav: System error"), "\(missing.output)")
+    }
+
+    @Test func audioCheckFlagsClipsAboveTheCeiling() throws {
+        let folder = try makeScratchFolder()
+        try SoundFile.writeWAV(tone(frequency: 997, amplitude: 0.9, seconds: 1, sampleRate: 48000), to: folder + "/loud.wav")
+        try SoundFile.writeWAV(tone(frequency: 997, amplitude: 0.05, seconds: 1, sampleRate: 48000), to: folder + "/quiet.wav")
+        let (status, output) = try Umockdev.runProcess(
+            ALSAFilePluginTests.hal, ["audio", "check", folder + "/loud.wav", folder + "/quiet.wav", "--ceiling=-20"], timeout: 30)
+        #expect(status == 1)
+        let lines = output.split(separator: "\n")
+        #expect(lines.contains { $0.contains("loud.wav") && $0.contains("LOUD: above the -20 LUFS ceiling") }, "\(output)")
+        #expect(lines.contains { $0.contains("quiet.wav") && $0.hasSuffix("ok") }, "\(output)")
+    }
+}
