@@ -88,8 +88,8 @@ struct AudioCommand: ParsableCommand {
             for file in files {
                 let loudness = Loudness(measuring: try SoundFile.read(file))
                 var problems: [String] = []
-                if loudness.integrated > ceiling { problems.append("above the \(format3(ceiling)) LUFS ceiling") }
-                if loudness.truePeak > peakCeiling { problems.append("peak above \(format3(peakCeiling)) dBTP") }
+                if loudness.integrated > ceiling { problems.append("above the \(String(format: "%g", ceiling)) LUFS ceiling") }
+                if loudness.truePeak > peakCeiling { problems.append("peak above \(String(format: "%g", peakCeiling)) dBTP") }
                 if !problems.isEmpty { flagged += 1 }
                 out.line(String(format: "%@  %6.1f LUFS  %6.1f dBTP  %@", file, loudness.integrated, loudness.truePeak, problems.isEmpty ? "ok" : "LOUD: " + problems.joined(separator: ", ")))
             }
