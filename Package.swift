@@ -108,6 +108,14 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Time to first sound: `Benchmarks/first-sound` builds this in release and runs it beside aplay and espeak-ng.
+        .executableTarget(
+            name: "FirstSound",
+            dependencies: ["HAL", "Audio"],
+            path: "Benchmarks/FirstSound",
+            swiftSettings: strictSwift6
+        ),
+
         // What several test targets share: where the package is.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
 
