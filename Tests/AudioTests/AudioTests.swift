@@ -307,3 +307,69 @@ struct SpeakerFailureTests {
         #expect(lines.contains { $0.contains("quiet.wav") && $0.hasSuffix("ok") }, "\(output)")
     }
 }
+
+/// An output that takes samples at the real-time rate, as a sound card does, and keeps them: the
+/// `null` and `file` PCMs accept everything at once, so a clip is over before it can be paused.
+final class RealTimeOutput: PCMOutput, @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [Float] = []
+    private var rate = 1
+    var samples: [Float] { lock.withLock { kept } }
+    func start(sampleRate: Int, channelCount: Int) throws(DeviceError) { rate = sampleRate * channelCount }
+    func write(_ samples: ArraySlice<Float>) throws(DeviceError) {
+        Thread.sleep(forTimeInterval: Double(samples.count) / Double(rate))
+        lock.withLock { kept.append(contentsOf: samples) }
+    }
+    func finish() throws(DeviceError) {}
+    func abort() {}
+}
+
+struct OutputSpeakerControlTests {
+    static func speaker(_ output: RealTimeOutput) -> OutputSpeaker<MonotonicClock> {
+        OutputSpeaker(info: DeviceInfo(uri: "test:rt", name: "rt", kind: .speaker, backend: "test"), output: output, clock: MonotonicClock())
+    }
+
+    @Test func pauseResumeAndVolumeApplyWhilePlaying() async throws {
+        let output = RealTimeOutput()
+        let speaker = Self.speaker(output)
+        let events = speaker.events(buffering: .unbounded)
+        let clip = tone(frequency: 440, amplitude: 0.5, seconds: 0.6, sampleRate: 22050)
+        try await speaker.play(AudioClip(name: "tone", source: .pcm(clip)))
+        try await Task.sleep(for: .milliseconds(150))
+        try await speaker.pause()
+        try await Task.sleep(for: .milliseconds(200))
+        let heldAt = output.samples.count
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(output.samples.count == heldAt, "samples were written while paused")
+        try await speaker.setVolume(0.5)
+        try await speaker.resume()
+        let phases = try await collect(events, count: 4, seconds: 5).map(\.phase)
+        #expect(phases == [.started, .paused, .resumed, .finished])
+        let written = output.samples
+        #expect(written.count == clip.samples.count)
+        // Before the change, full level; after it, half.
+        #expect(written[..<heldAt] == clip.samples[..<heldAt])
+        #expect(zip(written[heldAt...], clip.samples[heldAt...]).allSatisfy { $0 == $1 * 0.5 })
+        #expect(heldAt > 0 && heldAt < clip.samples.count)
+    }
+
+    @Test func stopEndsTheItemAndDropsTheQueue() async throws {
+        let output = RealTimeOutput()
+        let speaker = Self.speaker(output)
+        let events = speaker.events(buffering: .unbounded)
+        let clip = tone(frequency: 440, amplitude: 0.5, seconds: 0.5, sampleRate: 22050)
+        try await speaker.play(AudioClip(name: "first", source: .pcm(clip)))
+        try await speaker.play(AudioClip(name: "second", source: .pcm(clip)))
+        try await Task.sleep(for: .milliseconds(150))
+        try await speaker.stop()
+        await speaker.waitUntilIdle()
+        let delivered = try await collect(events, count: 3, seconds: 1)
+        #expect(delivered.map(\.phase) == [.started, .stopped])
+        #expect(delivered.map(\.item) == [.clip(name: "first"), .clip(name: "first")])
+        #expect(output.samples.count < clip.samples.count)
+        // The speaker plays again after a stop.
+        try await speaker.play(AudioClip(name: "third", source: .pcm(clip)))
+        await speaker.waitUntilIdle()
+        #expect(output.samples.count > clip.samples.count)
+    }
+}
