@@ -21,8 +21,8 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
     private let clock: C
     private let output: OutputBox
     private let state = Mutex(State())
-    /// Samples per channel in one write: about 20 ms at 48 kHz.
-    static var blockFrames: Int { 1024 }
+    /// Frames in one write: about 20 ms at 48 kHz. Pause, stop and volume apply between writes.
+    public static var blockFrames: Int { 1024 }
 
     private struct Pending: Sendable {
         var item: PlaybackItem

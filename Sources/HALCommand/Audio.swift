@@ -3,18 +3,23 @@ import Audio
 import Foundation
 import HAL
 
-/// Opens a speaker: `--out FILE` as a WAV file, else the device URI.
-private func openSpeaker(device: String, out: String?) throws -> any Speaker {
-    let uri = out.map { "wav:\($0)" } ?? device
-    return try makeDeviceFactory().open(uri, as: (any Speaker).self)
-}
+/// Where `hal say` and `hal play` send sound.
+struct SpeakerOptions: ParsableArguments {
+    @Option(help: "Write a WAV file instead of playing.")
+    var out: String?
 
-/// Plays until the speaker is idle, then finishes a WAV file.
-private func playToEnd(_ speaker: any Speaker, _ request: (any Speaker) async throws -> Void) async throws {
-    let events = speaker.events(buffering: .unbounded)
-    try await request(speaker)
-    for try await event in events where event.phase == .finished || event.phase == .stopped { break }
-    if let wav = (speaker as? OutputSpeaker<MonotonicClock>) { wav.closeFile() }
+    @Option(help: "The speaker's URI.")
+    var device = "alsa:default"
+
+    /// Opens the speaker (`--out FILE` as `wav:FILE`), makes one request, and returns when it has
+    /// finished playing, with a WAV file complete.
+    func playToEnd(_ request: (any Speaker) async throws -> Void) async throws {
+        let speaker = try makeDeviceFactory().open(out.map { "wav:\($0)" } ?? device, as: (any Speaker).self)
+        let events = speaker.events(buffering: .unbounded)
+        try await request(speaker)
+        for try await event in events where event.phase == .finished || event.phase == .stopped { break }
+        (speaker as? OutputSpeaker<MonotonicClock>)?.closeFile()
+    }
 }
 
 /// `hal say "text" [--voice] [--rate] [--out FILE | --device URI]`.
@@ -30,16 +35,11 @@ struct Say: AsyncParsableCommand {
     @Option(help: "Words per minute (espeak-ng's default is 175).")
     var rate: Int?
 
-    @Option(help: "Write a WAV file instead of playing.")
-    var out: String?
-
-    @Option(help: "The speaker's URI.")
-    var device = "alsa:default"
+    @OptionGroup var speaker: SpeakerOptions
 
     func run() async throws {
-        let speaker = try openSpeaker(device: device, out: out)
-        try await playToEnd(speaker) { try await $0.speak(Utterance(text: text, voice: voice, wordsPerMinute: rate)) }
-        if let out { printError("wrote speech to \(out)") }
+        try await speaker.playToEnd { try await $0.speak(Utterance(text: text, voice: voice, wordsPerMinute: rate)) }
+        if let out = speaker.out { printError("wrote speech to \(out)") }
     }
 }
 
@@ -50,16 +50,11 @@ struct Play: AsyncParsableCommand {
     @Argument(help: "The file.")
     var file: String
 
-    @Option(help: "The speaker's URI.")
-    var device = "alsa:default"
-
-    @Option(help: "Write a WAV file instead of playing.")
-    var out: String?
+    @OptionGroup var speaker: SpeakerOptions
 
     func run() async throws {
-        let speaker = try openSpeaker(device: device, out: out)
         let name = URL(fileURLWithPath: file).lastPathComponent
-        try await playToEnd(speaker) { try await $0.play(AudioClip(name: name, source: .file(path: file))) }
+        try await speaker.playToEnd { try await $0.play(AudioClip(name: name, source: .file(path: file))) }
     }
 }
 

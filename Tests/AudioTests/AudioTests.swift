@@ -50,15 +50,21 @@ struct ALSAFilePluginTests {
         return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Int16(littleEndian: $0) }
     }
 
-    @Test func theFilePluginGetsExactlyThePCMThatWasPlayed() throws {
+    /// Writes a 440 Hz tone at 22,050 Hz as a WAV clip, plays it with `hal play` into the file plugin
+    /// (through a slave at `rate` if given), and returns the clip's path and the raw samples written.
+    static func playTone(seconds: Double, slaveRate rate: Int? = nil) throws -> (clip: String, written: [Int16]) {
         let folder = try makeScratchFolder()
         let clip = folder + "/a440.wav"
-        try SoundFile.writeWAV(tone(frequency: 440, amplitude: 0.5, seconds: 0.5, sampleRate: 22050), to: clip)
+        try SoundFile.writeWAV(tone(frequency: 440, amplitude: 0.5, seconds: seconds, sampleRate: 22050), to: clip)
         let raw = folder + "/out.raw"
         let (status, output) = try Umockdev.runProcess(
-            Self.hal, ["play", clip], environment: ["ALSA_CONFIG_PATH": try Self.configuration(in: folder, raw: raw)], timeout: 30)
+            hal, ["play", clip], environment: ["ALSA_CONFIG_PATH": try configuration(in: folder, raw: raw, rate: rate)], timeout: 30)
         #expect(status == 0, "\(output)")
-        let written = try Self.rawSamples(raw)
+        return (clip, try rawSamples(raw))
+    }
+
+    @Test func theFilePluginGetsExactlyThePCMThatWasPlayed() throws {
+        let (clip, written) = try Self.playTone(seconds: 0.5)
         let sent = try SoundFile.read(clip).samples.map(\.pcm16Value)
         #expect(written.count == 11025)
         #expect(written == sent)
@@ -68,14 +74,7 @@ struct ALSAFilePluginTests {
     }
 
     @Test func alsaLibResamplesForADeviceAtAnotherRate() throws {
-        let folder = try makeScratchFolder()
-        let clip = folder + "/a440.wav"
-        try SoundFile.writeWAV(tone(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 22050), to: clip)
-        let raw = folder + "/out.raw"
-        let (status, output) = try Umockdev.runProcess(
-            Self.hal, ["play", clip], environment: ["ALSA_CONFIG_PATH": try Self.configuration(in: folder, raw: raw, rate: 48000)], timeout: 30)
-        #expect(status == 0, "\(output)")
-        let written = try Self.rawSamples(raw)
+        let (_, written) = try Self.playTone(seconds: 1, slaveRate: 48000)
         #expect(abs(written.count - 48000) < 480, "\(written.count) frames")
         #expect(abs(frequency(of: written, sampleRate: 48000) - 440) < 2)
     }
@@ -308,66 +307,90 @@ struct SpeakerFailureTests {
     }
 }
 
-/// An output that takes samples at the real-time rate, as a sound card does, and keeps them: the
-/// `null` and `file` PCMs accept everything at once, so a clip is over before it can be paused.
-final class RealTimeOutput: PCMOutput, @unchecked Sendable {
+/// An output that takes a block only when the test allows it, as a sound card takes samples only as
+/// fast as it plays them: the `null` and `file` PCMs take everything at once, so a clip would be over
+/// before it could be paused. The test drives it block by block, with no timing involved.
+final class GatedOutput: PCMOutput, @unchecked Sendable {
     private let lock = NSLock()
+    private let permits = DispatchSemaphore(value: 0)
     private var kept: [Float] = []
-    private var rate = 1
+    private var blocks = 0
     var samples: [Float] { lock.withLock { kept } }
-    func start(sampleRate: Int, channelCount: Int) throws(DeviceError) { rate = sampleRate * channelCount }
+    var blocksWritten: Int { lock.withLock { blocks } }
+    func allow(_ count: Int) { for _ in 0..<count { permits.signal() } }
+    func start(sampleRate: Int, channelCount: Int) throws(DeviceError) {}
     func write(_ samples: ArraySlice<Float>) throws(DeviceError) {
-        Thread.sleep(forTimeInterval: Double(samples.count) / Double(rate))
-        lock.withLock { kept.append(contentsOf: samples) }
+        permits.wait()
+        lock.withLock {
+            kept.append(contentsOf: samples)
+            blocks += 1
+        }
     }
     func finish() throws(DeviceError) {}
     func abort() {}
+
+    /// Waits (up to 10 s) until `count` blocks were written.
+    func waitForBlocks(_ count: Int) async throws {
+        for _ in 0..<10_000 where blocksWritten < count { try await Task.sleep(for: .milliseconds(1)) }
+    }
 }
 
 struct OutputSpeakerControlTests {
-    static func speaker(_ output: RealTimeOutput) -> OutputSpeaker<MonotonicClock> {
-        OutputSpeaker(info: DeviceInfo(uri: "test:rt", name: "rt", kind: .speaker, backend: "test"), output: output, clock: MonotonicClock())
+    static func speaker(_ output: GatedOutput) -> OutputSpeaker<MonotonicClock> {
+        OutputSpeaker(info: DeviceInfo(uri: "test:gated", name: "gated", kind: .speaker, backend: "test"), output: output, clock: MonotonicClock())
+    }
+
+    /// A tone of `blocks` whole speaker blocks.
+    static func clip(blocks: Int) -> PCMAudio {
+        tone(frequency: 440, amplitude: 0.5, seconds: Double(blocks * OutputSpeaker<MonotonicClock>.blockFrames) / 22050, sampleRate: 22050)
     }
 
     @Test func pauseResumeAndVolumeApplyWhilePlaying() async throws {
-        let output = RealTimeOutput()
+        let output = GatedOutput()
         let speaker = Self.speaker(output)
-        let events = speaker.events(buffering: .unbounded)
-        let clip = tone(frequency: 440, amplitude: 0.5, seconds: 0.6, sampleRate: 22050)
+        var events = speaker.events(buffering: .unbounded).makeAsyncIterator()
+        let clip = Self.clip(blocks: 8)
         try await speaker.play(AudioClip(name: "tone", source: .pcm(clip)))
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(try await events.next()?.phase == .started)
+        output.allow(2)
+        try await output.waitForBlocks(2)
         try await speaker.pause()
-        try await Task.sleep(for: .milliseconds(200))
+        output.allow(1)  // a write already waiting may finish; then the pause holds
+        #expect(try await events.next()?.phase == .paused)
         let heldAt = output.samples.count
-        try await Task.sleep(for: .milliseconds(100))
+        output.allow(100)
+        try await Task.sleep(for: .milliseconds(50))
         #expect(output.samples.count == heldAt, "samples were written while paused")
         try await speaker.setVolume(0.5)
         try await speaker.resume()
-        let phases = try await collect(events, count: 4, seconds: 5).map(\.phase)
-        #expect(phases == [.started, .paused, .resumed, .finished])
+        #expect(try await events.next()?.phase == .resumed)
+        #expect(try await events.next()?.phase == .finished)
         let written = output.samples
         #expect(written.count == clip.samples.count)
         // Before the change, full level; after it, half.
         #expect(written[..<heldAt] == clip.samples[..<heldAt])
         #expect(zip(written[heldAt...], clip.samples[heldAt...]).allSatisfy { $0 == $1 * 0.5 })
-        #expect(heldAt > 0 && heldAt < clip.samples.count)
+        #expect(heldAt >= 2 * OutputSpeaker<MonotonicClock>.blockFrames && heldAt < clip.samples.count)
     }
 
     @Test func stopEndsTheItemAndDropsTheQueue() async throws {
-        let output = RealTimeOutput()
+        let output = GatedOutput()
         let speaker = Self.speaker(output)
         let events = speaker.events(buffering: .unbounded)
-        let clip = tone(frequency: 440, amplitude: 0.5, seconds: 0.5, sampleRate: 22050)
+        let clip = Self.clip(blocks: 8)
         try await speaker.play(AudioClip(name: "first", source: .pcm(clip)))
         try await speaker.play(AudioClip(name: "second", source: .pcm(clip)))
-        try await Task.sleep(for: .milliseconds(150))
+        output.allow(2)
+        try await output.waitForBlocks(2)
         try await speaker.stop()
+        output.allow(1)
         await speaker.waitUntilIdle()
-        let delivered = try await collect(events, count: 3, seconds: 1)
+        let delivered = try await collect(events, count: 3, seconds: 0.5)
         #expect(delivered.map(\.phase) == [.started, .stopped])
         #expect(delivered.map(\.item) == [.clip(name: "first"), .clip(name: "first")])
         #expect(output.samples.count < clip.samples.count)
         // The speaker plays again after a stop.
+        output.allow(100)
         try await speaker.play(AudioClip(name: "third", source: .pcm(clip)))
         await speaker.waitUntilIdle()
         #expect(output.samples.count > clip.samples.count)
