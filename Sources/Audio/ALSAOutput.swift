@@ -65,8 +65,9 @@ public final class ALSAOutput: PCMOutput {
         var offset = 0
         let frames = buffer.count / channelCount
         while offset < frames {
-            let written = buffer.withUnsafeBufferPointer { pointer in
-                snd_pcm_writei(pcm, pointer.baseAddress! + offset * channelCount, snd_pcm_uframes_t(frames - offset))
+            let written = buffer.withUnsafeBufferPointer { pointer -> Int in
+                guard let base = pointer.baseAddress else { return 0 }
+                return snd_pcm_writei(pcm, base + offset * channelCount, snd_pcm_uframes_t(frames - offset))
             }
             if written >= 0 {
                 offset += Int(written)

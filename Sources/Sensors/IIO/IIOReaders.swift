@@ -65,9 +65,10 @@ struct IIOBufferedReader {
             throw DeviceError(errno: errno, uri: uri, doing: "cannot start the IIO buffer", access: IIOMotionSensor.accessHelp).treatingMissingAsGone()
         }
         defer { iio_buffer_destroy(buffer) }
-        let stampTimes = timestamp.map { iio_channel_is_enabled($0) } ?? false
+        let stamping = timestamp.flatMap { iio_channel_is_enabled($0) ? ScanElement($0) : nil }
+        let axes = channels.compactMap(ScanElement.init)
+        guard axes.count == 3 else { throw DeviceError(.unsupported, uri: uri, "libiio gives no data format for the axes") }
         let period = Int64(1e9 / rate)
-        var scratch: UInt64 = 0
         while !stop.isSet {
             let filled = iio_buffer_refill(buffer)
             if filled < 0 {
@@ -83,37 +84,23 @@ struct IIOBufferedReader {
             let step = iio_buffer_step(buffer)
             guard step > 0, let end = iio_buffer_end(buffer), let first = iio_buffer_first(buffer, channels[0]) else { continue }
             let count = (end - first) / step
-            let starts = channels.map { iio_buffer_first(buffer, $0)! }
-            let timeStart = stampTimes ? iio_buffer_first(buffer, timestamp!) : nil
+            let starts = axes.compactMap { iio_buffer_first(buffer, $0.channel) }
+            guard starts.count == 3 else { continue }
+            let timeStart = stamping.flatMap { iio_buffer_first(buffer, $0.channel) }
             let readAt = MonotonicClock().now.nanoseconds
             for scan in 0..<count {
                 let offset = scan * step
-                let x = Self.convert(channels[0], starts[0] + offset, &scratch)
-                let y = Self.convert(channels[1], starts[1] + offset, &scratch)
-                let z = Self.convert(channels[2], starts[2] + offset, &scratch)
+                let x = axes[0].value(at: starts[0] + offset)
+                let y = axes[1].value(at: starts[1] + offset)
+                let z = axes[2].value(at: starts[2] + offset)
                 let time: Int64
-                if let timeStart, let timestamp {
-                    time = Self.convert(timestamp, timeStart + offset, &scratch)
+                if let timeStart, let stamping {
+                    time = stamping.value(at: timeStart + offset)
                 } else {
                     time = readAt - Int64(count - 1 - scan) * period
                 }
                 yield(configuration.sample(x: x, y: y, z: z, at: Timestamp(nanoseconds: time)))
             }
-        }
-    }
-
-    /// One scan element as a host integer: libiio applies the `_type`'s endianness, shift and sign.
-    @inline(__always)
-    static func convert(_ channel: OpaquePointer, _ source: UnsafeMutableRawPointer, _ scratch: inout UInt64) -> Int64 {
-        scratch = 0
-        iio_channel_convert(channel, &scratch, source)
-        let format = iio_channel_get_data_format(channel)!.pointee
-        switch (format.length, format.is_signed) {
-        case (8, true): return Int64(Int8(truncatingIfNeeded: scratch))
-        case (16, true): return Int64(Int16(truncatingIfNeeded: scratch))
-        case (32, true): return Int64(Int32(truncatingIfNeeded: scratch))
-        case (64, _): return Int64(bitPattern: scratch)
-        default: return Int64(scratch)
         }
     }
 
@@ -159,5 +146,33 @@ extension DeviceError {
     /// A sysfs file or node that vanished while streaming means the device went away.
     func treatingMissingAsGone() -> DeviceError {
         code == .notFound ? DeviceError(.disconnected, uri: uri, "the device went away (\(message))") : self
+    }
+}
+
+/// A scan element and its data format, read once: libiio turns each raw element into a host integer
+/// as the `_type` says (endianness, shift, sign), and this widens it by its storage size.
+struct ScanElement {
+    let channel: OpaquePointer
+    private let length: UInt32
+    private let signed: Bool
+
+    init?(_ channel: OpaquePointer) {
+        guard let format = iio_channel_get_data_format(channel)?.pointee else { return nil }
+        self.channel = channel
+        length = format.length
+        signed = format.is_signed
+    }
+
+    @inline(__always)
+    func value(at source: UnsafeMutableRawPointer) -> Int64 {
+        var raw: UInt64 = 0
+        iio_channel_convert(channel, &raw, source)
+        switch (length, signed) {
+        case (8, true): return Int64(Int8(truncatingIfNeeded: raw))
+        case (16, true): return Int64(Int16(truncatingIfNeeded: raw))
+        case (32, true): return Int64(Int32(truncatingIfNeeded: raw))
+        case (64, _): return Int64(bitPattern: raw)
+        default: return Int64(raw)
+        }
     }
 }
