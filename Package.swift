@@ -147,7 +147,8 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "AudioTests", dependencies: ["HAL", "Audio", "Simulator", "HALCommand", "TestSupport"], swiftSettings: strictSwift6),
+            name: "AudioTests", dependencies: ["HAL", "Audio", "CSndfile", "Simulator", "HALCommand", "TestSupport"], exclude: ["Fixtures"],
+            swiftSettings: strictSwift6),
         .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(

@@ -1,4 +1,5 @@
 import Audio
+import CSndfile
 import Foundation
 import HAL
 import Simulator
@@ -394,5 +395,79 @@ struct OutputSpeakerControlTests {
         try await speaker.play(AudioClip(name: "third", source: .pcm(clip)))
         await speaker.waitUntilIdle()
         #expect(output.samples.count > clip.samples.count)
+    }
+}
+
+/// Underrun recovery through real alsa-lib, on a test sound card that keeps time: an alsa-lib
+/// external PCM plugin (`Fixtures/timed_pcm.c`, built here with gcc) that consumes samples at the
+/// real-time rate. alsa-lib's `null` and `file` PCMs cannot underrun; a card that keeps time does
+/// when the writer stops feeding it, here by pausing without `snd_pcm_pause`.
+///
+/// alsa-lib reads `ALSA_CONFIG_PATH` once per process, so this is the only test that opens an ALSA
+/// device in the test process itself; the others run `hal` with their own configuration.
+struct ALSAUnderrunTests {
+    @Test func aPauseLongerThanTheBufferUnderrunsAndIsRecovered() async throws {
+        let folder = try makeScratchFolder()
+        let plugin = folder + "/libasound_module_pcm_timed.so"
+        let flags = try Umockdev.runProcess("/usr/bin/pkg-config", ["--cflags", "--libs", "alsa"], timeout: 30).output
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        let (built, log) = try Umockdev.runProcess(
+            "/usr/bin/gcc", ["-shared", "-fPIC", "-DPIC", "-o", plugin, "\(packageRoot)/Tests/AudioTests/Fixtures/timed_pcm.c"] + flags, timeout: 120)
+        try #require(built == 0, "\(log)")
+        var configuration = try String(contentsOfFile: "/usr/share/alsa/alsa.conf", encoding: .utf8)
+        configuration += "\npcm_type.timed { lib \"\(plugin)\" }\npcm.timedcard { type timed }\n"
+        try configuration.write(toFile: folder + "/alsa.conf", atomically: true, encoding: .utf8)
+        setenv("ALSA_CONFIG_PATH", folder + "/alsa.conf", 1)
+
+        let output = ALSAOutput(device: "timedcard", latency: 0.02)
+        let speaker = OutputSpeaker(
+            info: DeviceInfo(uri: "alsa:timedcard", name: "timed", kind: .speaker, backend: "alsa"), output: output, clock: MonotonicClock())
+        var events = speaker.events(buffering: .unbounded).makeAsyncIterator()
+        try await speaker.play(AudioClip(name: "tone", source: .pcm(tone(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 22050))))
+        #expect(try await events.next()?.phase == .started)
+        try await speaker.pause()
+        #expect(try await events.next()?.phase == .paused)
+        // The card plays on with nothing new to play: its 20 ms buffer runs dry.
+        try await Task.sleep(for: .milliseconds(200))
+        try await speaker.resume()
+        #expect(try await events.next()?.phase == .resumed)
+        #expect(try await events.next()?.phase == .finished)
+        await speaker.waitUntilIdle()
+        #expect(output.underruns >= 1)
+    }
+}
+
+/// FLAC and Ogg Vorbis clips, written with libsndfile here, read back through `SoundFile`.
+struct CompressedClipTests {
+    static func write(_ audio: PCMAudio, to path: String, format: Int32) throws {
+        var info = SF_INFO()
+        info.samplerate = Int32(audio.sampleRate)
+        info.channels = Int32(audio.channelCount)
+        info.format = format
+        let file = try #require(sf_open(path, Int32(SFM_WRITE), &info), "libsndfile cannot write \(path)")
+        _ = audio.samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(audio.samples.count / audio.channelCount)) }
+        sf_close(file)
+    }
+
+    @Test(arguments: [("flac", Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)), ("ogg", Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS))])
+    func aClipInEitherFormatPlaysLikeItsWAV(extension name: String, format: Int32) throws {
+        let folder = try makeScratchFolder()
+        let original = tone(frequency: 440, amplitude: 0.5, seconds: 0.5, sampleRate: 22050)
+        let path = folder + "/clip.\(name)"
+        try Self.write(original, to: path, format: format)
+        let read = try SoundFile.read(path)
+        #expect(read.sampleRate == 22050 && read.channelCount == 1)
+        #expect(abs(read.samples.count - original.samples.count) <= 1024, "\(read.samples.count)")
+        #expect(abs(frequency(of: read.samples.map(\.pcm16Value), sampleRate: 22050) - 440) < 2)
+        #expect(abs(Loudness(measuring: read).integrated - Loudness(measuring: original).integrated) < 0.5)
+    }
+
+    @Test func halSaySpeechIntoAWAVFile() throws {
+        let folder = try makeScratchFolder()
+        let (status, output) = try Umockdev.runProcess(ALSAFilePluginTests.hal, ["say", "I see ice cream", "--out", folder + "/x.wav"], timeout: 30)
+        #expect(status == 0, "\(output)")
+        let speech = try SoundFile.read(folder + "/x.wav")
+        #expect(speech.sampleRate == 22050 && speech.duration > .milliseconds(500))
+        #expect(Loudness(measuring: speech).integrated > -30)
     }
 }
