@@ -422,17 +422,21 @@ struct ALSAUnderrunTests {
         let output = ALSAOutput(device: "timedcard", latency: 0.02)
         let speaker = OutputSpeaker(
             info: DeviceInfo(uri: "alsa:timedcard", name: "timed", kind: .speaker, backend: "alsa"), output: output, clock: MonotonicClock())
-        var events = speaker.events(buffering: .unbounded).makeAsyncIterator()
-        try await speaker.play(AudioClip(name: "tone", source: .pcm(tone(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 22050))))
-        #expect(try await events.next()?.phase == .started)
+        let events = speaker.events(buffering: .unbounded)
+        let started = speaker.events(buffering: .unbounded)
+        // Ten seconds, so the pause comes mid-clip however slow the machine; the test stops it early.
+        try await speaker.play(AudioClip(name: "tone", source: .pcm(tone(frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 22050))))
+        #expect(try await collect(started, count: 1).map(\.phase) == [.started])
+        try await Task.sleep(for: .milliseconds(100))  // the card is running
         try await speaker.pause()
-        #expect(try await events.next()?.phase == .paused)
         // The card plays on with nothing new to play: its 20 ms buffer runs dry.
         try await Task.sleep(for: .milliseconds(200))
         try await speaker.resume()
-        #expect(try await events.next()?.phase == .resumed)
-        #expect(try await events.next()?.phase == .finished)
+        for _ in 0..<2000 where output.underruns == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await speaker.stop()
         await speaker.waitUntilIdle()
+        let phases = try await collect(events, count: 4, seconds: 5).map(\.phase)
+        #expect(phases == [.started, .paused, .resumed, .stopped])
         #expect(output.underruns >= 1)
     }
 }
