@@ -30,7 +30,6 @@ func frequency(of samples: [Int16], sampleRate: Int) -> Double {
 /// a sound card would get. Each test runs `hal` with its own `ALSA_CONFIG_PATH`.
 @Suite(.serialized)
 struct ALSAFilePluginTests {
-    static let hal = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("hal").path
 
     /// An ALSA configuration whose default PCM writes raw PCM to `raw`, through a slave at `rate` if given.
     static func configuration(in folder: String, raw: String, rate: Int? = nil) throws -> String {
@@ -58,8 +57,8 @@ struct ALSAFilePluginTests {
         let clip = folder + "/a440.wav"
         try SoundFile.writeWAV(tone(frequency: 440, amplitude: 0.5, seconds: seconds, sampleRate: 22050), to: clip)
         let raw = folder + "/out.raw"
-        let (status, output) = try Umockdev.runProcess(
-            hal, ["play", clip], environment: ["ALSA_CONFIG_PATH": try configuration(in: folder, raw: raw, rate: rate)], timeout: 30)
+        let (status, output) = try runProcess(
+            halExecutable, ["play", clip], environment: ["ALSA_CONFIG_PATH": try configuration(in: folder, raw: raw, rate: rate)], timeout: 30)
         #expect(status == 0, "\(output)")
         return (clip, try rawSamples(raw))
     }
@@ -83,8 +82,8 @@ struct ALSAFilePluginTests {
     @Test func saySpeaksIntoTheDevice() throws {
         let folder = try makeScratchFolder()
         let raw = folder + "/out.raw"
-        let (status, output) = try Umockdev.runProcess(
-            Self.hal, ["say", "I see ice cream"], environment: ["ALSA_CONFIG_PATH": try Self.configuration(in: folder, raw: raw)], timeout: 30)
+        let (status, output) = try runProcess(
+            halExecutable, ["say", "I see ice cream"], environment: ["ALSA_CONFIG_PATH": try Self.configuration(in: folder, raw: raw)], timeout: 30)
         #expect(status == 0, "\(output)")
         let written = try Self.rawSamples(raw)
         #expect(written.count > 11025, "\(written.count) samples: less than half a second of speech")
@@ -287,10 +286,10 @@ struct SpeakerFailureTests {
         let folder = try makeScratchFolder()
         let clip = folder + "/beep.wav"
         try SoundFile.writeWAV(tone(frequency: 440, amplitude: 0.5, seconds: 0.1, sampleRate: 22050), to: clip)
-        let (status, output) = try Umockdev.runProcess(ALSAFilePluginTests.hal, ["play", clip, "--device", "alsa:hw:7,0"], timeout: 30)
+        let (status, output) = try runProcess(halExecutable, ["play", clip, "--device", "alsa:hw:7,0"], timeout: 30)
         #expect(status != 0)
         #expect(output.contains("alsa:hw:7,0: cannot open 'hw:7,0'"), "\(output)")
-        let missing = try Umockdev.runProcess(ALSAFilePluginTests.hal, ["play", folder + "/none.wav", "--out", folder + "/x.wav"], timeout: 30)
+        let missing = try runProcess(halExecutable, ["play", folder + "/none.wav", "--out", folder + "/x.wav"], timeout: 30)
         #expect(missing.status != 0)
         #expect(missing.output.contains("\(folder)/none.wav: System error"), "\(missing.output)")
     }
@@ -299,8 +298,8 @@ struct SpeakerFailureTests {
         let folder = try makeScratchFolder()
         try SoundFile.writeWAV(tone(frequency: 997, amplitude: 0.9, seconds: 1, sampleRate: 48000), to: folder + "/loud.wav")
         try SoundFile.writeWAV(tone(frequency: 997, amplitude: 0.05, seconds: 1, sampleRate: 48000), to: folder + "/quiet.wav")
-        let (status, output) = try Umockdev.runProcess(
-            ALSAFilePluginTests.hal, ["audio", "check", folder + "/loud.wav", folder + "/quiet.wav", "--ceiling=-20"], timeout: 30)
+        let (status, output) = try runProcess(
+            halExecutable, ["audio", "check", folder + "/loud.wav", folder + "/quiet.wav", "--ceiling=-20"], timeout: 30)
         #expect(status == 1)
         let lines = output.split(separator: "\n")
         #expect(lines.contains { $0.contains("loud.wav") && $0.contains("LOUD: above the -20 LUFS ceiling") }, "\(output)")
@@ -409,9 +408,9 @@ struct ALSAUnderrunTests {
     @Test func aPauseLongerThanTheBufferUnderrunsAndIsRecovered() async throws {
         let folder = try makeScratchFolder()
         let plugin = folder + "/libasound_module_pcm_timed.so"
-        let flags = try Umockdev.runProcess("/usr/bin/pkg-config", ["--cflags", "--libs", "alsa"], timeout: 30).output
+        let flags = try runProcess("/usr/bin/pkg-config", ["--cflags", "--libs", "alsa"], timeout: 30).output
             .split(whereSeparator: \.isWhitespace).map(String.init)
-        let (built, log) = try Umockdev.runProcess(
+        let (built, log) = try runProcess(
             "/usr/bin/gcc", ["-shared", "-fPIC", "-DPIC", "-o", plugin, "\(packageRoot)/Tests/AudioTests/Fixtures/timed_pcm.c"] + flags, timeout: 120)
         try #require(built == 0, "\(log)")
         var configuration = try String(contentsOfFile: "/usr/share/alsa/alsa.conf", encoding: .utf8)
@@ -468,7 +467,7 @@ struct CompressedClipTests {
 
     @Test func halSaySpeechIntoAWAVFile() throws {
         let folder = try makeScratchFolder()
-        let (status, output) = try Umockdev.runProcess(ALSAFilePluginTests.hal, ["say", "I see ice cream", "--out", folder + "/x.wav"], timeout: 30)
+        let (status, output) = try runProcess(halExecutable, ["say", "I see ice cream", "--out", folder + "/x.wav"], timeout: 30)
         #expect(status == 0, "\(output)")
         let speech = try SoundFile.read(folder + "/x.wav")
         #expect(speech.sampleRate == 22050 && speech.duration > .milliseconds(500))

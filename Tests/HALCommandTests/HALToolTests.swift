@@ -5,8 +5,6 @@ import Glibc
 import Testing
 import TestSupport
 
-/// The `hal` executable built beside this test binary.
-private let halPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("hal").path
 
 private struct Run {
     var status: Int32
@@ -17,7 +15,7 @@ private struct Run {
 /// Runs `hal` in the package root and waits for it.
 private func hal(_ arguments: String...) throws -> Run {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: halPath)
+    process.executableURL = URL(fileURLWithPath: halExecutable)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
     let output = Pipe()
@@ -139,7 +137,7 @@ private func hal(_ arguments: String...) throws -> Run {
 
     @Test func serveStreamsAWalkAsNMEAOverTCP() throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: halPath)
+        process.executableURL = URL(fileURLWithPath: halExecutable)
         process.arguments = ["gps", "serve", "traces/ubc/main-mall-tour.walk.json", "--tcp", "0", "--rate", "50", "--wait", "1"]
         process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
         let output = Pipe()
@@ -207,7 +205,7 @@ private func hal(_ arguments: String...) throws -> Run {
         let folder = try makeScratchFolder()
         let path = folder + "/killed.jsonl"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: halPath)
+        process.executableURL = URL(fileURLWithPath: halExecutable)
         process.arguments = ["record", "--quiet", "--out", path, "trace:traces/lobby-lookaround.jsonl?rate=20&loop=0#gyro"]
         process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
         process.standardError = FileHandle.nullDevice

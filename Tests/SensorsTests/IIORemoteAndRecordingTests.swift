@@ -9,8 +9,6 @@ import Testing
 /// of an emulated IMU, and the permission errors of devices this user may not open.
 @Suite(.serialized)
 struct IIORemoteAndRecordingTests {
-    /// The `hal` executable built beside this test binary.
-    static let hal = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("hal").path
 
     /// The samples the emulated IMU's buffer gives, as the HAL should deliver them.
     static var expectedGyro: [MotionSample] {
@@ -69,10 +67,10 @@ struct IIORemoteAndRecordingTests {
         let scratch = try makeScratchFolder()
         let testbed = try IIODeviceTests.imuTestbed(scratch: scratch)
         let trace = scratch + "/imu.jsonl"
-        let (status, output) = try Umockdev.runProcess(
+        let (status, output) = try runProcess(
             "/usr/bin/umockdev-run",
             ["-d", testbed.devices[0], "-s", "\(testbed.scripts[0].node)=\(testbed.scripts[0].file)", "--",
-             Self.hal, "record", "--out", trace, "--duration", "1.5", "--quiet", "iio:local/iio:device0#anglvel"],
+             halExecutable, "record", "--out", trace, "--duration", "1.5", "--quiet", "iio:local/iio:device0#anglvel"],
             environment: ["TMPDIR": scratch], timeout: 60)
         try #require(status == 0, "\(output)")
         let recorded = try Trace.load(path: trace)
@@ -93,8 +91,8 @@ struct IIORemoteAndRecordingTests {
         let node = scratch + "/event3"
         try Data().write(to: URL(fileURLWithPath: node))
         chmod(node, 0o600)
-        let (status, output) = try Umockdev.runProcess(
-            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Self.hal, "record", "--out", scratch + "/x.jsonl", "evdev:\(node)"],
+        let (status, output) = try runProcess(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", halExecutable, "record", "--out", scratch + "/x.jsonl", "evdev:\(node)"],
             timeout: 30)
         #expect(status != 0)
         #expect(output.contains("evdev:\(node): cannot open \(node): Permission denied; add the user to the 'input' group"), "\(output)")

@@ -69,25 +69,4 @@ public enum Umockdev {
             Issue.record("the umockdev child for \(suite)/\(test) failed (exit \(status)):\n\(output)", sourceLocation: sourceLocation)
         }
     }
-
-    /// Runs a program to completion, with extra environment, and returns its exit status and
-    /// combined output. A program still running after `timeout` seconds is killed.
-    public static func runProcess(
-        _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double
-    ) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        killer.cancel()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
 }
