@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "InputEvents", targets: ["InputEvents"]),
         .library(name: "Audio", targets: ["Audio"]),
         .library(name: "Sensors", targets: ["Sensors"]),
+        .library(name: "Apps", targets: ["Apps"]),
         .executable(name: "hal", targets: ["HALCommand"]),
     ],
     dependencies: [
@@ -74,11 +75,15 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // App logic: the viewer and the games as state machines over HAL values. It imports HAL, and Motion
+        // for the panorama's motion controls (pure logic, no I/O), never a backend.
+        .target(name: "Apps", dependencies: ["HAL", "Motion"], swiftSettings: strictSwift6),
+
         // The `hal` command-line tool.
         .executableTarget(
             name: "HALCommand",
             dependencies: [
-                "HAL", "Simulator", "Motion", "Sensors", "InputEvents", "Audio",
+                "HAL", "Simulator", "Motion", "Sensors", "InputEvents", "Audio", "Apps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
@@ -151,6 +156,9 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AppsTests", dependencies: ["HAL", "Apps", "Simulator", "Audio", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",
             dependencies: ["HALCommand", "TestSupport"],

@@ -43,6 +43,12 @@ extension Timestamp: InstantProtocol {
         Timestamp(nanoseconds: nanoseconds + duration.wholeNanoseconds)
     }
 
+    /// The timestamp `duration` later.
+    @inlinable
+    public static func + (lhs: Timestamp, rhs: Duration) -> Timestamp {
+        lhs.advanced(by: rhs)
+    }
+
     /// Returns the duration from this timestamp to `other`.
     @inlinable
     public func duration(to other: Timestamp) -> Duration {

@@ -24,8 +24,13 @@ extension WalkScenario {
     /// - A multipath jump moves the reported position for its duration.
     /// - Reported accuracy is the noise's σ (1σ, metres) times any degradation.
     public func generate(places: [String: Place], source: String = "sim:walk") -> Trace {
+        var channels = [TraceChannel(id: "gps", kind: .location, source: source + "#gps", rate: rate, name: "Scripted GPS walk", backend: "sim")]
+        if !(pointing ?? []).isEmpty {
+            channels.append(TraceChannel(
+                id: "heading", kind: .attitude, source: source + "#heading", name: "Phone held toward places", backend: "sim", frame: .enu))
+        }
         let header = TraceHeader(
-            channels: [TraceChannel(id: "gps", kind: .location, source: source + "#gps", rate: rate, name: "Scripted GPS walk", backend: "sim")],
+            channels: channels,
             metadata: ["generator": "WalkScenario", "seed": String(seed)].merging(title.map { ["title": $0] } ?? [:]) { a, _ in a })
         let legs = legs(places: places)
         let end = legs.last?.end ?? 0
@@ -78,7 +83,35 @@ extension WalkScenario {
                 speed: Self.rounded(truth.speed, 1e-3), course: truth.speed > 0 ? Self.rounded(truth.course, 1e-2) : nil,
                 satellites: factor > 1 ? Self.satellites.degraded : Self.satellites.normal))))
         }
+        records += pointingRecords(places: places, legs: legs)
+        records.sort { ($0.timestamp, $0.channel) < ($1.timestamp, $1.channel) }
         return Trace(header: header, records: records)
+    }
+
+    /// The `heading` channel: for each pointing, the phone upright (screen toward the walker) with its
+    /// back camera along the true bearing to the place, plus the pointing's offset.
+    private func pointingRecords(places: [String: Place], legs: [Leg]) -> [TraceRecord] {
+        var records: [TraceRecord] = []
+        for pointing in pointing ?? [] {
+            guard let place = pointing.toward.place(in: places) else { continue }
+            let period = 1 / (pointing.rate ?? 10)
+            var time = pointing.at
+            while time < pointing.at + pointing.seconds - 1e-9 {
+                let position = position(at: time, legs: legs).coordinate
+                let bearing = (position.bearing(to: place.coordinate) + (pointing.offset ?? 0)) * .pi / 180
+                let forward = Vector3(x: sin(bearing), y: cos(bearing), z: 0)
+                let right = Vector3(x: cos(bearing), y: -sin(bearing), z: 0)
+                let up = Vector3(x: 0, y: 0, z: 1)
+                // Device x is right, y up the screen, z out of the screen: the back camera (−z) looks forward.
+                let attitude = Quaternion(
+                    rotating: (Vector3(x: 1, y: 0, z: 0), Vector3(x: 0, y: 1, z: 0), Vector3(x: 0, y: 0, z: 1)),
+                    onto: (right, up, forward * -1))
+                let timestamp = Timestamp(nanoseconds: Int64((time * 1e9).rounded()))
+                records.append(TraceRecord(channel: 1, reading: .attitude(AttitudeSample(timestamp: timestamp, quaternion: attitude, frame: .enu))))
+                time += period
+            }
+        }
+        return records
     }
 
     /// Rounds to a multiple of `step`, so traces hold sensible digits (1e-9° is 0.1 mm).

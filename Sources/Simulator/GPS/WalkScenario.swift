@@ -30,6 +30,8 @@ public struct WalkScenario: Sendable, Hashable, Codable {
     public var degraded: [Region]?
     /// Sudden position jumps, as from signals reflected off buildings.
     public var multipath: [Jump]?
+    /// Times the walker holds the phone up toward a place: adds a `heading` attitude channel.
+    public var pointing: [Pointing]?
 
     /// A named place.
     public struct Place: Sendable, Hashable, Codable {
@@ -131,6 +133,20 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         public var bearing: Double?
     }
 
+    /// The phone held upright with its back camera toward a place, from the walker's true position.
+    public struct Pointing: Sendable, Hashable, Codable {
+        /// Seconds after the start.
+        public var at: Double
+        /// How long, seconds.
+        public var seconds: Double
+        /// The place pointed at.
+        public var toward: Target
+        /// Attitude samples per second, 10 by default.
+        public var rate: Double?
+        /// Degrees added to the true bearing (a compass error, or aiming off on purpose).
+        public var offset: Double?
+    }
+
     /// A places library file: `{"places": {"id": {"name": …, "lat": …, "lon": …, "alt": …}}}`.
     public struct Library: Sendable, Hashable, Codable {
         /// The places by id.
@@ -194,6 +210,12 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         }
         for (index, jump) in (multipath ?? []).enumerated() where !(jump.at >= 0 && jump.seconds >= 0 && jump.jump >= 0) {
             throw ScriptError(file: file, "multipath[\(index)]: at, seconds and jump must be 0 or more")
+        }
+        for (index, pointing) in (pointing ?? []).enumerated() {
+            try check(pointing.toward, "pointing[\(index)].toward")
+            guard pointing.at >= 0, pointing.seconds > 0, (pointing.rate ?? 10) > 0, (pointing.rate ?? 10) <= 100 else {
+                throw ScriptError(file: file, "pointing[\(index)]: at must be 0 or more, seconds positive, rate within 0 to 100 Hz")
+            }
         }
         var points: [(String, Place)] = (places.map { ("place '\($0.key)'", $0.value) })
         for (index, step) in route.enumerated() {

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Reading JSON scripts with errors that name the file and the place in it.
-enum ScriptFile {
-    static func decode<Value: Codable>(path: String) throws -> Value {
+public enum ScriptFile {
+    /// Decodes a JSON file, refusing unknown fields; errors name the file and the field.
+    public static func decode<Value: Codable>(path: String) throws -> Value {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw ScriptError(file: path, "cannot read: \(error.localizedDescription)")

@@ -1,0 +1,65 @@
+public import HAL
+
+/// A user action that does not come from a device: signing in, typing a message, a settings switch.
+///
+/// On a board these come from the app's UI; in a QA scenario they are scripted at a time.
+public struct AppCommand: Sendable, Hashable, Codable {
+    /// When the user acted.
+    public var timestamp: Timestamp
+    /// What the user did, such as `signIn` or `leaveMessage`.
+    public var action: String
+    /// The action's details, such as `user` or `text`.
+    public var arguments: [String: String]
+
+    /// Creates a command.
+    public init(timestamp: Timestamp, action: String, arguments: [String: String] = [:]) {
+        self.timestamp = timestamp
+        self.action = action
+        self.arguments = arguments
+    }
+}
+
+/// One thing an app is fed, in time order.
+public enum AppInput: Sendable, Hashable {
+    /// A device reading.
+    case reading(Reading)
+    /// A user action from the UI or a scenario.
+    case command(AppCommand)
+    /// Time passing with nothing else to deliver: lets timers fire on a live clock.
+    case tick(Timestamp)
+
+    /// When the input happened.
+    public var timestamp: Timestamp {
+        switch self {
+        case .reading(let reading): reading.timestamp
+        case .command(let command): command.timestamp
+        case .tick(let time): time
+        }
+    }
+}
+
+/// An app's logic: a state machine fed device readings, user commands and time, that emits
+/// ``AppEvent``s (what a screen would show) and ``SpeakerRequest``s (what to play or speak).
+///
+/// It has no clock and does no I/O. Time comes from its inputs and from ``advance(to:output:)``,
+/// which the ``AppRunner`` calls for every timer (``nextDeadline``) before delivering a later input.
+/// The same inputs therefore give the same events, at any replay rate.
+public protocol AppLogic: Sendable {
+    /// The name `hal run` knows the app by, such as `explorer`.
+    static var name: String { get }
+    /// Starts the app at `time`.
+    mutating func start(at time: Timestamp, output: inout AppOutput)
+    /// Takes one input. Readings of kinds the app does not use are ignored.
+    mutating func handle(_ input: AppInput, output: inout AppOutput)
+    /// The earliest time a timer of the app fires, if any is set.
+    var nextDeadline: Timestamp? { get }
+    /// Fires every timer due at or before `time`.
+    mutating func advance(to time: Timestamp, output: inout AppOutput)
+}
+
+extension AppLogic {
+    /// No timers.
+    public var nextDeadline: Timestamp? { nil }
+    /// No timers to fire.
+    public mutating func advance(to time: Timestamp, output: inout AppOutput) {}
+}

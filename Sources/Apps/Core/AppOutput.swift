@@ -1,0 +1,45 @@
+public import HAL
+
+/// What an app asks of the ``HAL/Speaker``.
+public enum SpeakerRequest: Sendable, Hashable {
+    /// Play a clip.
+    case play(AudioClip)
+    /// Speak text.
+    case speak(Utterance)
+    /// Pause what is playing.
+    case pause
+    /// Resume after a pause.
+    case resume
+    /// Stop what is playing and drop anything queued.
+    case stop
+}
+
+/// What an app emitted while handling one input: its events, in order, and its speaker requests.
+public struct AppOutput: Sendable, Hashable {
+    /// The events.
+    public var events: [AppEvent] = []
+    /// The speaker requests, in the order they must be carried out.
+    public var requests: [SpeakerRequest] = []
+
+    /// Creates an empty output.
+    public init() {}
+
+    /// Adds an event.
+    public mutating func emit(_ name: String, at time: Timestamp, _ attributes: [String: AppEventValue] = [:]) {
+        events.append(AppEvent(timestamp: time, name: name, attributes: attributes))
+    }
+
+    /// Adds a speaker request.
+    public mutating func request(_ request: SpeakerRequest) {
+        requests.append(request)
+    }
+}
+
+extension AppEventValue {
+    /// A number rounded to `places` decimals, so event logs hold readable, stable digits.
+    public static func rounded(_ value: Double, places: Int = 1) -> AppEventValue {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return .double((value * scale).rounded() / scale)
+    }
+}

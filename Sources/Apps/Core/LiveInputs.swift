@@ -1,0 +1,39 @@
+public import HAL
+
+/// Merges live device streams into one stream of ``AppInput``s, with ticks from a clock so that
+/// an app's timers fire when no device has anything to say.
+///
+/// For live devices only: the order of readings from different devices is their arrival order.
+/// Replays are fed in trace order instead, which is what makes them deterministic.
+public enum LiveInputs {
+    /// The merged stream. A device whose stream fails is reported to `onDeviceError` and dropped;
+    /// the others go on. The stream ends when the consuming task is cancelled.
+    public static func merge<C: Clock>(
+        _ sources: [AsyncThrowingStream<Reading, any Error>], clock: C, tick: Duration = .milliseconds(100),
+        onDeviceError: @escaping @Sendable (any Error) -> Void = { _ in }
+    ) -> AsyncStream<AppInput> where C.Instant == Timestamp, C.Duration == Duration {
+        let (stream, continuation) = AsyncStream.makeStream(of: AppInput.self)
+        let task = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for source in sources {
+                    group.addTask {
+                        do {
+                            for try await reading in source { continuation.yield(.reading(reading)) }
+                        } catch {
+                            onDeviceError(error)
+                        }
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        do { try await clock.sleep(for: tick) } catch { return }
+                        continuation.yield(.tick(clock.now))
+                    }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}

@@ -1,0 +1,30 @@
+import Apps
+import Simulator
+
+/// The apps `hal run` knows, their config files and their shipped scenarios.
+enum AppCatalog {
+    /// App names and the scenario each runs when none is named.
+    static let defaultScenarios: [String: String] = [
+        CampusExplorer.name: "traces/ubc/explorer.run.json",
+    ]
+
+    static var names: [String] { defaultScenarios.keys.sorted() }
+
+    /// Loads an app's config and builds the app. Errors name the file and the field.
+    static func makeApp(_ name: String, config path: String) throws -> any AppLogic {
+        do {
+            switch name {
+            case CampusExplorer.name:
+                var map: CampusMap = try ScriptFile.decode(path: path)
+                if let library = map.placesFile {
+                    map.merge(library: try ScriptFile.decode(path: TracePath.resolve(library, inTraceAt: path)))
+                }
+                return try CampusExplorer(map: map)
+            default:
+                throw ScriptError(file: nil, "no app '\(name)'; the apps are \(names.joined(separator: ", "))")
+            }
+        } catch let error as AppConfigError {
+            throw ScriptError(file: path, error.description)
+        }
+    }
+}
