@@ -6,6 +6,7 @@ enum AppCatalog {
     /// App names and the scenario each runs when none is named.
     static let defaultScenarios: [String: String] = [
         CampusExplorer.name: "traces/ubc/explorer.run.json",
+        TalkBoard.name: "traces/talkboard/session.run.json",
     ]
 
     static var names: [String] { defaultScenarios.keys.sorted() }
@@ -20,6 +21,8 @@ enum AppCatalog {
                     map.merge(library: try ScriptFile.decode(path: TracePath.resolve(library, inTraceAt: path)))
                 }
                 return try CampusExplorer(map: map)
+            case TalkBoard.name:
+                return try TalkBoard(board: ScriptFile.decode(path: path))
             default:
                 throw ScriptError(file: nil, "no app '\(name)'; the apps are \(names.joined(separator: ", "))")
             }
