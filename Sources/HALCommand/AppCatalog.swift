@@ -7,6 +7,7 @@ enum AppCatalog {
     static let defaultScenarios: [String: String] = [
         CampusExplorer.name: "traces/ubc/explorer.run.json",
         TalkBoard.name: "traces/talkboard/session.run.json",
+        ExperienceViewer.name: "traces/viewer/school.run.json",
     ]
 
     static var names: [String] { defaultScenarios.keys.sorted() }
@@ -23,6 +24,8 @@ enum AppCatalog {
                 return try CampusExplorer(map: map)
             case TalkBoard.name:
                 return try TalkBoard(board: ScriptFile.decode(path: path))
+            case ExperienceViewer.name:
+                return try ExperienceViewer(config: ScriptFile.decode(path: path))
             default:
                 throw ScriptError(file: nil, "no app '\(name)'; the apps are \(names.joined(separator: ", "))")
             }
