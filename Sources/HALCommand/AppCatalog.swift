@@ -8,6 +8,7 @@ enum AppCatalog {
         CampusExplorer.name: "traces/ubc/explorer.run.json",
         TalkBoard.name: "traces/talkboard/session.run.json",
         ExperienceViewer.name: "traces/viewer/school.run.json",
+        EmotionTrainer.name: "traces/trainer/facial-fun.run.json",
     ]
 
     static var names: [String] { defaultScenarios.keys.sorted() }
@@ -26,6 +27,8 @@ enum AppCatalog {
                 return try TalkBoard(board: ScriptFile.decode(path: path))
             case ExperienceViewer.name:
                 return try ExperienceViewer(config: ScriptFile.decode(path: path))
+            case EmotionTrainer.name:
+                return try EmotionTrainer(config: ScriptFile.decode(path: path))
             default:
                 throw ScriptError(file: nil, "no app '\(name)'; the apps are \(names.joined(separator: ", "))")
             }

@@ -138,7 +138,7 @@ public struct ExperienceViewer: AppLogic {
         case .sound: tapSound(hotspot, at: time, output: &output)
         case .video:
             stopSound(at: time, output: &output)
-            markPlayed(hotspot, at: time, output: &output)
+            played.insert(key(hotspot))
             output.emit("video.opened", at: time, ["hotspot": .string(hotspot.id), "clip": .string(hotspot.clip ?? "")])
             checkCompletion(at: time, output: &output)
         case .door:
@@ -166,7 +166,7 @@ public struct ExperienceViewer: AppLogic {
         sound = (hotspot.id, false)
         output.emit("sound.played", at: time, ["hotspot": .string(hotspot.id), "clip": .string(clip)])
         output.request(.play(AudioClip(name: clip, source: .file(path: clip))))
-        markPlayed(hotspot, at: time, output: &output)
+        played.insert(key(hotspot))
         checkCompletion(at: time, output: &output)
     }
 
@@ -178,10 +178,6 @@ public struct ExperienceViewer: AppLogic {
     }
 
     private func key(_ hotspot: Hotspot) -> String { "\(panorama.id)/\(hotspot.id)" }
-
-    private mutating func markPlayed(_ hotspot: Hotspot, at time: Timestamp, output: inout AppOutput) {
-        played.insert(key(hotspot))
-    }
 
     private mutating func checkCompletion(at time: Timestamp, output: inout AppOutput) {
         guard !completed, panoramaIndex == experience.panoramas.count - 1,
