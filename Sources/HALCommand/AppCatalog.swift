@@ -9,6 +9,7 @@ enum AppCatalog {
         TalkBoard.name: "traces/talkboard/session.run.json",
         ExperienceViewer.name: "traces/viewer/school.run.json",
         EmotionTrainer.name: "traces/trainer/facial-fun.run.json",
+        FieldGuide.name: "traces/fieldguide/walk.run.json",
     ]
 
     static var names: [String] { defaultScenarios.keys.sorted() }
@@ -29,6 +30,8 @@ enum AppCatalog {
                 return try ExperienceViewer(config: ScriptFile.decode(path: path))
             case EmotionTrainer.name:
                 return try EmotionTrainer(config: ScriptFile.decode(path: path))
+            case FieldGuide.name:
+                return try FieldGuide(config: ScriptFile.decode(path: path))
             default:
                 throw ScriptError(file: nil, "no app '\(name)'; the apps are \(names.joined(separator: ", "))")
             }
