@@ -27,7 +27,8 @@ enum AppCatalog {
             case TalkBoard.name:
                 return try TalkBoard(board: ScriptFile.decode(path: path))
             case ExperienceViewer.name:
-                return try ExperienceViewer(config: ScriptFile.decode(path: path))
+                let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+                return try ExperienceViewer(config: ScriptFile.decode(path: path), clipFolder: folder)
             case EmotionTrainer.name:
                 return try EmotionTrainer(config: ScriptFile.decode(path: path))
             case FieldGuide.name:

@@ -44,6 +44,7 @@ public struct ExperienceViewer: AppLogic {
     public static let warningDialog = ScreenRegion(x: 0, y: 0.55, width: 1, height: 0.2)
 
     private let experience: Experience
+    private let clipFolder: String?
     private var controller: ViewDirectionController
     private var fusion = MotionFusion(usesMagnetometer: false)
     private var hasAttitude = false
@@ -55,8 +56,10 @@ public struct ExperienceViewer: AppLogic {
     private var completed = false
     private var facing: (yaw: Int, pitch: Int)?
 
-    /// Creates the viewer; the experience must keep the editor's rules.
-    public init(config: ViewerConfig) throws(AppConfigError) {
+    /// Creates the viewer; the experience must keep the editor's rules. Relative clip paths are
+    /// played from `clipFolder` (the config file's folder, for `hal run`); event logs name clips as written.
+    public init(config: ViewerConfig, clipFolder: String? = nil) throws(AppConfigError) {
+        self.clipFolder = clipFolder
         var experience = config.experience
         if experience.title == nil { experience.title = "experience #1" }
         try ExperienceLibrary.validate(experience, field: "experience")
@@ -165,7 +168,8 @@ public struct ExperienceViewer: AppLogic {
         let clip = hotspot.clip ?? ""
         sound = (hotspot.id, false)
         output.emit("sound.played", at: time, ["hotspot": .string(hotspot.id), "clip": .string(clip)])
-        output.request(.play(AudioClip(name: clip, source: .file(path: clip))))
+        let path = clip.hasPrefix("/") ? clip : clipFolder.map { "\($0)/\(clip)" } ?? clip
+        output.request(.play(AudioClip(name: clip, source: .file(path: path))))
         played.insert(key(hotspot))
         checkCompletion(at: time, output: &output)
     }
