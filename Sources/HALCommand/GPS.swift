@@ -25,9 +25,11 @@ struct GPSCommand: ParsableCommand {
             let (walk, places) = try WalkScenario.load(path: scenario)
             let trace = walk.generate(places: places, source: "sim:\(scenario)")
             try write(trace, to: out)
-            let fixes = trace.records.count
-            let lost = trace.records.filter { LocationFix($0.reading)?.mode == FixMode.none }.count
-            printError("wrote \(fixes) fixes (\(lost) without a fix), \(format3(trace.duration.seconds)) s, to \(out)")
+            let fixes = trace.records.compactMap { LocationFix($0.reading) }
+            let lost = fixes.filter { $0.mode == FixMode.none }.count
+            let headings = trace.records.count - fixes.count
+            let pointing = headings > 0 ? " and \(headings) heading samples" : ""
+            printError("wrote \(fixes.count) fixes (\(lost) without a fix)\(pointing), \(format3(trace.duration.seconds)) s, to \(out)")
         }
     }
 

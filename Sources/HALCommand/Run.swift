@@ -87,7 +87,7 @@ struct Run: AsyncParsableCommand {
 
     private func replay<Logic: AppLogic>(
         _ logic: Logic, inputs: [String], commands scripted: [AppScenario.ScriptedCommand], end: Double?,
-        expectations: [Expectation], speaker: (any Speaker)?
+        expectations: [EventExpectation], speaker: (any Speaker)?
     ) async throws {
         let trace = try Trace.merging(inputs.map { try Trace.loadInput(path: $0) })
         var options = ReplayOptions()
@@ -151,7 +151,7 @@ struct Run: AsyncParsableCommand {
         printError("wrote \(records.count) records (\(events.count) app events) to \(path)")
     }
 
-    private func report(_ expectations: [Expectation], events: [AppEvent], start: Timestamp) throws {
+    private func report(_ expectations: [EventExpectation], events: [AppEvent], start: Timestamp) throws {
         var out = StandardOutput()
         let results = expectations.map { $0.check(events, start: start) }
         for result in results { out.line("check: \(result.line)") }

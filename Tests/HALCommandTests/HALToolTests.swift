@@ -103,7 +103,7 @@ private func hal(_ arguments: String...) throws -> Run {
         let folder = try makeScratchFolder()
         let walk = try hal("gps", "walk", "traces/ubc/main-mall-tour.walk.json", "-o", folder + "/walk.jsonl")
         #expect(walk.status == 0, "\(walk.errors)")
-        #expect(walk.errors.contains("wrote 1431 fixes (150 without a fix)"))
+        #expect(walk.errors.contains("wrote 1431 fixes (150 without a fix) and 110 heading samples"))
         let export = try hal("gps", "export", folder + "/walk.jsonl", "--gpx", "-o", folder + "/walk.gpx")
         #expect(export.status == 0, "\(export.errors)")
         let python = Process()

@@ -20,7 +20,7 @@ public struct AppScenario: Sendable, Hashable, Codable {
     /// Seconds after the first input up to which timers fire; the last input's time when absent.
     public var end: Double?
     /// What must hold.
-    public var expect: [Expectation]?
+    public var expect: [EventExpectation]?
 
     /// A user command at a time.
     public struct ScriptedCommand: Sendable, Hashable, Codable {

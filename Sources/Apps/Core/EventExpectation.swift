@@ -32,7 +32,7 @@ public struct EventMatcher: Sendable, Hashable, Codable {
 /// that must match), `between: [from, to]` (seconds after the run's start), `during: {"from": MATCHER,
 /// "to": MATCHER}` (only while a span lasts: from each `from` event to the next `to` event, or the end),
 /// and `count` (exactly that many).
-public struct Expectation: Sendable, Hashable, Codable {
+public struct EventExpectation: Sendable, Hashable, Codable {
     /// An event that must happen.
     public var event: String?
     /// An event that must not happen.
@@ -52,6 +52,12 @@ public struct Expectation: Sendable, Hashable, Codable {
         public var from: EventMatcher
         /// The event that closes it.
         public var to: EventMatcher
+
+        /// Creates a span.
+        public init(from: EventMatcher, to: EventMatcher) {
+            self.from = from
+            self.to = to
+        }
     }
 
     /// Creates an expectation.
@@ -87,7 +93,7 @@ public struct Expectation: Sendable, Hashable, Codable {
     }
 
     /// Checks the events of a run that started at `start`.
-    public func check(_ events: [AppEvent], start: Timestamp) -> ExpectationResult {
+    public func check(_ events: [AppEvent], start: Timestamp) -> EventExpectationResult {
         let matcher = EventMatcher(event: event ?? no ?? "", with: with)
         let spans = during.map { Self.spans(of: $0, in: events) }
         let hits = events.filter { event in
@@ -134,8 +140,8 @@ public struct Expectation: Sendable, Hashable, Codable {
     }
 }
 
-/// The outcome of one ``Expectation``.
-public enum ExpectationResult: Sendable, Hashable {
+/// The outcome of one ``EventExpectation``.
+public enum EventExpectationResult: Sendable, Hashable {
     /// It held.
     case passed(String)
     /// It did not: what was expected, and what happened.

@@ -1,0 +1,65 @@
+import Apps
+import HAL
+import Testing
+
+/// A speaker that fails on its second request, as a device gone mid-session does.
+final class FailingSpeaker: Speaker, @unchecked Sendable {
+    let info = DeviceInfo(uri: "test:failing", name: "failing", kind: .speaker, backend: "test")
+    private var calls = 0
+    func play(_ clip: AudioClip) async throws { try fail() }
+    func speak(_ utterance: Utterance) async throws { try fail() }
+    func pause() async throws { try fail() }
+    func resume() async throws { try fail() }
+    func stop() async throws { try fail() }
+    func setVolume(_ volume: Double) async throws {}
+    func events(buffering: ReadingBuffering) -> AsyncThrowingStream<PlaybackEvent, any Error> { AsyncThrowingStream { $0.finish() } }
+    private func fail() throws {
+        calls += 1
+        if calls > 1 { throw DeviceError(.disconnected, uri: info.uri, "the sound card went away") }
+    }
+}
+
+@Suite struct RunnerTests {
+    @Test func aFailingSpeakerIsReportedOnceAndTheAppGoesOn() async throws {
+        let trainer = try EmotionTrainer(config: TrainerConfig(questions: [
+            .init(level: 1, prompt: "One?", choices: ["a", "b", "c"], answer: "a"),
+            .init(level: 1, prompt: "Two?", choices: ["a", "b", "c"], answer: "a"),
+            .init(level: 1, prompt: "Three?", choices: ["a", "b", "c"], answer: "a"),
+        ]))
+        let log = await events(trainer, tap(1, 0.1, 0.75) + tap(2, 0.1, 0.75) + tap(3, 0.1, 0.75), speaker: FailingSpeaker())
+        let failed = log.named("speaker.failed")
+        #expect(failed.count == 1)
+        #expect(failed.first?.timestamp == at(1.08))
+        #expect(failed.first?.attributes["error"]?.description.contains("the sound card went away") == true)
+        #expect(log.named("answer.correct").count == 3)
+        #expect(log.last?.name == "stats")
+    }
+
+    @Test func timersFireAtTheirOwnDeadlinesWhateverTheInputSpacing() async throws {
+        let map = CampusMap(places: ["p": CampusPlace(name: "P", lat: 49, lon: -123)], route: ["p"])
+        let fix = { (seconds: Double) in
+            AppInput.reading(.location(LocationFix(
+                timestamp: at(seconds), mode: .threeDimensional, coordinate: GeoCoordinate(latitude: 49.001, longitude: -123), horizontalAccuracy: 3)))
+        }
+        // The loss is due at 6 s whether the next input comes at 7 s or at 100 s.
+        for next in [7.0, 100.0] {
+            let log = await events(try CampusExplorer(map: map), [fix(0), fix(1), fix(next)])
+            #expect(log.named("gps.lost").map(\.timestamp) == [at(6)])
+        }
+    }
+
+    @Test func expectationsReportWhatHappened() {
+        let events = [AppEvent(timestamp: at(5), name: "a", attributes: ["k": .string("v")]), AppEvent(timestamp: at(9), name: "b")]
+        #expect(EventExpectation(event: "a", with: ["k": "v"], between: [4, 6]).check(events, start: .zero).passed)
+        #expect(EventExpectation(event: "a", between: [6, 8]).check(events, start: .zero).line
+            == "FAIL a between 6.0 s and 8.0 s: happened only outside the window, at 5.0 s")
+        #expect(EventExpectation(no: "b").check(events, start: .zero).line == "FAIL no b: found 1, at 9.0 s")
+        #expect(EventExpectation(event: "c").check(events, start: .zero).line == "FAIL c: never happened")
+        #expect(EventExpectation(event: "a", count: 2).check(events, start: .zero).line == "FAIL a exactly 2×: found 1, at 5.0 s")
+        let span = EventExpectation.Span(from: EventMatcher(event: "a"), to: EventMatcher(event: "b"))
+        #expect(!EventExpectation(no: "a", during: span).check(events, start: .zero).passed)
+        #expect(throws: AppConfigError(field: "expect[0]", "give exactly one of 'event' and 'no'")) {
+            try EventExpectation(event: "a", no: "b").validate(field: "expect[0]")
+        }
+    }
+}
