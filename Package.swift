@@ -121,6 +121,16 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Place lookups: `Benchmarks/spatial` builds this in release and runs it beside SQLite's R*Tree.
+        .executableTarget(
+            name: "SpatialLookup",
+            dependencies: ["HAL", "Apps", "Simulator", "CSQLite"],
+            path: "Benchmarks/SpatialLookup",
+            swiftSettings: strictSwift6
+        ),
+        // SQLite's headers, for the R*Tree peer of the place-lookup benchmark only.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
         // What several test targets share: where the package is.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
 

@@ -1,0 +1,107 @@
+// Place lookups at campus scale: "which places are within r metres of the player", for 100,000
+// places, through the app's PlaceIndex, a linear scan, and SQLite's R*Tree (the peer), in one run.
+//
+// Usage: SpatialLookup [PLACES] [QUERIES]
+// Prints one RESULT line per contender and radius: p50 and p99 microseconds per lookup, and the
+// speed-up of the index over the scan. Every contender must return the same places for every query.
+
+import Apps
+import CSQLite
+import Foundation
+import HAL
+import Simulator
+
+let arguments = CommandLine.arguments
+let placeCount = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+let queryCount = arguments.count > 2 ? Int(arguments[2]) ?? 20_000 : 20_000
+
+// Places and queries spread over a 10 km square around UBC: 1,000 places per km².
+var random = SeededRandom(seed: 2026)
+let south = 49.21, west = -123.29, span = (latitude: 0.09, longitude: 0.138)
+@MainActor func randomPoint() -> GeoCoordinate {
+    GeoCoordinate(latitude: south + random.unit() * span.latitude, longitude: west + random.unit() * span.longitude)
+}
+let places = (0..<placeCount).map { _ in randomPoint() }
+let queries = (0..<queryCount).map { _ in randomPoint() }
+
+func percentile(_ sorted: [Double], _ fraction: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))] }
+
+/// Runs every query through `lookup`, timing each; returns sorted microseconds and the results.
+@MainActor func measure(_ lookup: (GeoCoordinate) -> [Int], queries: [GeoCoordinate]) -> (micros: [Double], results: [[Int]]) {
+    let clock = ContinuousClock()
+    var micros: [Double] = []
+    var results: [[Int]] = []
+    micros.reserveCapacity(queries.count)
+    for query in queries {
+        let start = clock.now
+        let found = lookup(query)
+        micros.append((clock.now - start).seconds * 1e6)
+        results.append(found)
+    }
+    return (micros.sorted(), results)
+}
+
+// The app's index.
+let buildStart = ContinuousClock.now
+let index = PlaceIndex(points: places, cellSize: 100)
+let buildSeconds = (ContinuousClock.now - buildStart).seconds
+
+// SQLite R*Tree in memory: bounding boxes, then the same haversine check on the candidates.
+var database: OpaquePointer?
+guard sqlite3_open(":memory:", &database) == SQLITE_OK else { fatalError("sqlite3_open failed") }
+@MainActor func execute(_ sql: String) {
+    guard sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else { fatalError(String(cString: sqlite3_errmsg(database))) }
+}
+execute("CREATE VIRTUAL TABLE places USING rtree(id, minLat, maxLat, minLon, maxLon)")
+execute("BEGIN")
+var insert: OpaquePointer?
+sqlite3_prepare_v2(database, "INSERT INTO places VALUES (?, ?, ?, ?, ?)", -1, &insert, nil)
+let sqliteBuildStart = ContinuousClock.now
+for (id, place) in places.enumerated() {
+    sqlite3_bind_int64(insert, 1, Int64(id))
+    sqlite3_bind_double(insert, 2, place.latitude)
+    sqlite3_bind_double(insert, 3, place.latitude)
+    sqlite3_bind_double(insert, 4, place.longitude)
+    sqlite3_bind_double(insert, 5, place.longitude)
+    guard sqlite3_step(insert) == SQLITE_DONE else { fatalError(String(cString: sqlite3_errmsg(database))) }
+    sqlite3_reset(insert)
+}
+execute("COMMIT")
+let sqliteBuildSeconds = (ContinuousClock.now - sqliteBuildStart).seconds
+var select: OpaquePointer?
+sqlite3_prepare_v2(database, "SELECT id FROM places WHERE maxLat >= ? AND minLat <= ? AND maxLon >= ? AND minLon <= ?", -1, &select, nil)
+
+print("# \(placeCount) places over 10 km × 10 km, \(queryCount) lookups per radius; SQLite \(String(cString: sqlite3_libversion()))")
+print("# build: PlaceIndex \(String(format: "%.1f", buildSeconds * 1000)) ms, SQLite R*Tree \(String(format: "%.1f", sqliteBuildSeconds * 1000)) ms")
+for radius in [50.0, 250.0] {
+    let latitudeSpan = radius / 111_195
+    let indexRun = measure({ query in index.points(within: radius, of: query).map(\.index).sorted() }, queries: queries)
+    let rtreeRun = measure({ query in
+        let longitudeSpan = latitudeSpan / cos((abs(query.latitude) + latitudeSpan) * .pi / 180)
+        sqlite3_bind_double(select, 1, query.latitude - latitudeSpan)
+        sqlite3_bind_double(select, 2, query.latitude + latitudeSpan)
+        sqlite3_bind_double(select, 3, query.longitude - longitudeSpan)
+        sqlite3_bind_double(select, 4, query.longitude + longitudeSpan)
+        var found: [Int] = []
+        while sqlite3_step(select) == SQLITE_ROW {
+            let id = Int(sqlite3_column_int64(select, 0))
+            if query.greatCircleDistance(to: places[id]) <= radius { found.append(id) }
+        }
+        sqlite3_reset(select)
+        return found.sorted()
+    }, queries: queries)
+    // The scan is slow: a tenth of the queries is enough for its percentiles.
+    let scanQueries = Array(queries.prefix(max(1, queryCount / 10)))
+    let scanRun = measure({ query in places.indices.filter { query.greatCircleDistance(to: places[$0]) <= radius } }, queries: scanQueries)
+    guard indexRun.results == rtreeRun.results, Array(indexRun.results.prefix(scanQueries.count)) == scanRun.results else {
+        fatalError("the contenders disagree at radius \(radius)")
+    }
+    let found = Double(indexRun.results.map(\.count).reduce(0, +)) / Double(queryCount)
+    for (name, run) in [("PlaceIndex", indexRun.micros), ("SQLite R*Tree", rtreeRun.micros), ("linear scan", scanRun.micros)] {
+        let padded = name.padding(toLength: 14, withPad: " ", startingAt: 0)
+        print("RESULT \(padded) " + String(format: "r=%3.0f m  p50 %8.2f µs  p99 %8.2f µs  (%.1f places found on average)",
+                     radius, percentile(run, 0.5), percentile(run, 0.99), found))
+    }
+    print(String(format: "RESULT speed-up at r=%.0f m: %.0f× the scan, %.1f× the R*Tree (p50)", radius,
+                 percentile(scanRun.micros, 0.5) / percentile(indexRun.micros, 0.5), percentile(rtreeRun.micros, 0.5) / percentile(indexRun.micros, 0.5)))
+}
