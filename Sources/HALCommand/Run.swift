@@ -61,6 +61,9 @@ struct Run: AsyncParsableCommand {
         if rate != nil, realtime { throw ValidationError("--rate and --realtime are exclusive") }
         if let rate, !(rate > 0) { throw ValidationError("--rate takes a positive number") }
         if check, config != nil { throw ValidationError("--check needs a scenario's expectations") }
+        for uri in devices where uri.hasPrefix("trace:") || uri.hasPrefix("sim:") {
+            throw ValidationError("\(uri): --device is for live devices on the monotonic clock; replay traces and scripts with --input")
+        }
     }
 
     func run() async throws {

@@ -1,5 +1,6 @@
 import Apps
 import HAL
+import Simulator
 import Testing
 
 /// A speaker that fails on its second request, as a device gone mid-session does.
@@ -61,5 +62,39 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         #expect(throws: AppConfigError(field: "expect[0]", "give exactly one of 'event' and 'no'")) {
             try EventExpectation(event: "a", no: "b").validate(field: "expect[0]")
         }
+    }
+}
+
+@Suite struct LiveInputTests {
+    struct Lost: Error { var time: Timestamp }
+
+    /// Live devices: the merged stream ticks on the injected clock, so a timer fires while no device speaks.
+    @Test func ticksFromTheInjectedClockFireTimersWhenDevicesAreSilent() async throws {
+        let clock = VirtualClock(start: at(100))
+        let (gps, feed) = AsyncThrowingStream.makeStream(of: Reading.self)
+        let inputs = LiveInputs.merge([gps], clock: clock, tick: Duration.milliseconds(500))
+        let map = CampusMap(places: ["p": CampusPlace(name: "P", lat: 49, lon: -123)], route: ["p"])
+        let run = Task {
+            var runner = AppRunner(logic: try CampusExplorer(map: map))
+            try await runner.run(inputs, start: at(100)) { batch in
+                if let lost = batch.first(where: { $0.name == "gps.lost" }) { throw Lost(time: lost.timestamp) }
+            }
+        }
+        feed.yield(.location(LocationFix(
+            timestamp: at(100), mode: .threeDimensional, coordinate: GeoCoordinate(latitude: 49.001, longitude: -123), horizontalAccuracy: 3)))
+        // Only the clock moves from here, half a second at a time once the ticker sleeps on it.
+        var spins = 0
+        while clock.now < at(110), spins < 1_000_000 {
+            spins += 1
+            if clock.sleeperCount == 0 { await Task.yield(); continue }
+            clock.advance(by: .milliseconds(500))
+        }
+        let result = await run.result
+        feed.finish()
+        guard case .failure(let error as Lost) = result else {
+            Issue.record("the run ended without losing the fix: \(result)")
+            return
+        }
+        #expect(error.time == at(105))  // the fix's deadline, not the tick that noticed it
     }
 }
