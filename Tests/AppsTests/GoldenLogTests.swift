@@ -19,7 +19,7 @@ import TestSupport
         let scenario = Self.scenarios.first { $0.app == app }!
         let path = packageRoot + "/" + scenario.base
         let golden = try String(contentsOfFile: path + ".events.log", encoding: .utf8)
-        for rate in [[], ["--rate", scenario.rate]] {
+        for rate in [[], ["--rate", scenario.rate], ["--rate", String(2 * Int(scenario.rate)!)]] {
             let run = try runProcess(halExecutable, ["run", app, path + ".run.json"] + rate, timeout: 60)
             #expect(run.status == 0, "\(rate): \(run.output)")
             #expect(run.output == golden, "hal run \(app) \(rate) differs from \(scenario.base).events.log")

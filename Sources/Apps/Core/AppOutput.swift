@@ -29,6 +29,11 @@ public struct AppOutput: Sendable, Hashable {
         events.append(AppEvent(timestamp: time, name: name, attributes: attributes))
     }
 
+    /// Adds `command.refused` for a command the app cannot carry out, with the reason a user can act on.
+    public mutating func refuse(_ command: AppCommand, _ reason: String) {
+        emit("command.refused", at: command.timestamp, ["action": .string(command.action), "reason": .string(reason)])
+    }
+
     /// Adds a speaker request.
     public mutating func request(_ request: SpeakerRequest) {
         requests.append(request)

@@ -251,7 +251,7 @@ public struct CampusExplorer: AppLogic {
         let time = command.timestamp
         let arguments = command.arguments
         func refuse(_ reason: String) {
-            output.emit("command.refused", at: time, ["action": .string(command.action), "reason": .string(reason)])
+            output.refuse(command, reason)
         }
         switch command.action {
         case "signIn":

@@ -96,7 +96,7 @@ public struct FieldGuide: AppLogic {
         case .command(let command) where command.action == "capture":
             capture(at: command.timestamp, output: &output)
         case .command(let command):
-            output.emit("command.refused", at: command.timestamp, ["action": .string(command.action), "reason": .string("unknown action")])
+            output.refuse(command, "unknown action")
         default:
             break
         }

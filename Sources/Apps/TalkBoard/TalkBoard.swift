@@ -115,13 +115,13 @@ public struct TalkBoard: AppLogic {
         switch command.action {
         case "setVoice":
             guard let value = command.arguments["voice"], !value.isEmpty else {
-                return output.emit("command.refused", at: time, ["action": .string(command.action), "reason": .string("a voice such as en or fr is needed")])
+                return output.refuse(command, "a voice such as en or fr is needed")
             }
             voice = value
             output.emit("voice.set", at: time, ["voice": .string(value)])
         case "toggleFavourite":
             guard let word = command.arguments["word"], !word.isEmpty else {
-                return output.emit("command.refused", at: time, ["action": .string(command.action), "reason": .string("a word is needed")])
+                return output.refuse(command, "a word is needed")
             }
             if let index = favourites.firstIndex(of: word) {
                 favourites.remove(at: index)
@@ -130,11 +130,11 @@ public struct TalkBoard: AppLogic {
                 favourites.append(word)
                 output.emit("favourite.added", at: time, ["word": .string(word)])
             } else {
-                output.emit("command.refused", at: time, ["action": .string(command.action), "reason": .string("favourites are full (\(columns * rows))")])
+                output.refuse(command, "favourites are full (\(columns * rows))")
             }
             if page == 0 { show(page: 0, at: time, output: &output) }
         default:
-            output.emit("command.refused", at: time, ["action": .string(command.action), "reason": .string("unknown action")])
+            output.refuse(command, "unknown action")
         }
     }
 }

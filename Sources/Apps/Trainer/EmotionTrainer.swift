@@ -107,12 +107,12 @@ public struct EmotionTrainer: AppLogic {
             handle(reading, output: &output)
         case .command(let command) where command.action == "setPlayer":
             guard let name = command.arguments["player"], !name.isEmpty else {
-                return output.emit("command.refused", at: command.timestamp, ["action": .string(command.action), "reason": .string("a player name is needed")])
+                return output.refuse(command, "a player name is needed")
             }
             player = name
             output.emit("player.set", at: command.timestamp, ["player": .string(name)])
         case .command(let command):
-            output.emit("command.refused", at: command.timestamp, ["action": .string(command.action), "reason": .string("unknown action")])
+            output.refuse(command, "unknown action")
         default:
             break
         }

@@ -215,7 +215,7 @@ public struct ExperienceViewer: AppLogic {
         switch command.action {
         case "setMode":
             guard let mode = command.arguments["mode"].flatMap(ViewDirectionController.Mode.init(rawValue:)) else {
-                return output.emit("command.refused", at: time, ["action": .string(command.action), "reason": .string("mode is motion or swipe")])
+                return output.refuse(command, "mode is motion or swipe")
             }
             controller.setMode(mode, at: time)
             taps = TapDetector()  // a drag under way is not a tap in the new mode
@@ -225,7 +225,7 @@ public struct ExperienceViewer: AppLogic {
             output.emit("view.recentred", at: time)
             reportView(at: time, output: &output)
         default:
-            output.emit("command.refused", at: time, ["action": .string(command.action), "reason": .string("unknown action")])
+            output.refuse(command, "unknown action")
         }
     }
 
