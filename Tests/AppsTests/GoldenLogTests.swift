@@ -3,8 +3,9 @@ import Testing
 import TestSupport
 
 /// Each shipped scenario, run through `hal run` as fast as possible and paced at ×N, prints exactly its
-/// golden event log; and every scenario's expectations hold.
-@Suite struct GoldenLogTests {
+/// golden event log; and every scenario's expectations hold. Serialized: each test starts `hal` processes, and
+/// twenty at once would starve the timing-sensitive tests elsewhere in the run on a small machine.
+@Suite(.serialized) struct GoldenLogTests {
     /// (app, scenario without `.run.json`, a replay rate that takes about a second).
     static let scenarios: [(app: String, base: String, rate: String)] = [
         ("explorer", "traces/ubc/explorer", "1500"),

@@ -426,8 +426,8 @@ struct ALSAUnderrunTests {
             info: DeviceInfo(uri: "alsa:timedcard", name: "timed", kind: .speaker, backend: "alsa"), output: output, clock: MonotonicClock())
         let events = speaker.events(buffering: .unbounded)
         let started = speaker.events(buffering: .unbounded)
-        // Ten seconds, so the pause comes mid-clip however slow the machine; the test stops it early.
-        try await speaker.play(AudioClip(name: "tone", source: .pcm(tone(frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 22050))))
+        // A minute, so the pause comes mid-clip however loaded the machine; the test stops it early.
+        try await speaker.play(AudioClip(name: "tone", source: .pcm(tone(frequency: 440, amplitude: 0.5, seconds: 60, sampleRate: 22050))))
         #expect(try await collect(started, count: 1).map(\.phase) == [.started])
         try await Task.sleep(for: .milliseconds(100))  // the card is running
         try await speaker.pause()
