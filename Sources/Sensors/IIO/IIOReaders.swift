@@ -79,6 +79,11 @@ struct IIOBufferedReader {
                     }
                     continue
                 }
+                if configuration.libiioURI.hasPrefix("ip:") {
+                    // Whatever errno libiio's network backend reports once iiod is gone (it varies with timing),
+                    // a remote board that stops answering a read has gone away for this stream.
+                    throw DeviceError(.disconnected, uri: uri, "the connection to iiod was lost (reading the IIO buffer: \(describeErrno(code)))")
+                }
                 throw DeviceError(errno: code, uri: uri, doing: "reading the IIO buffer", access: IIOMotionSensor.accessHelp).treatingMissingAsGone()
             }
             let step = iio_buffer_step(buffer)
