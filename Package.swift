@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "Audio", targets: ["Audio"]),
         .library(name: "Sensors", targets: ["Sensors"]),
         .library(name: "Apps", targets: ["Apps"]),
+        .library(name: "Camera", targets: ["Camera"]),
         .executable(name: "hal", targets: ["HALCommand"]),
     ],
     dependencies: [
@@ -75,6 +76,16 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Cameras and the facial-expression input: V4L2 capture, frame sources, OpenCV conversion, and the
+        // FER classifier (Haar face detection, the mini-Xception model as ONNX through OpenCV's dnn module).
+        .target(name: "Camera", dependencies: ["HAL", "COpenCV"], swiftSettings: strictSwift6),
+        // A C API over OpenCV 4.6 (Debian's libopencv-dev), so that Swift reaches it without C++ interop.
+        .target(
+            name: "COpenCV",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio", "opencv_objdetect", "opencv_dnn"]
+                .map { .linkedLibrary($0) }),
+
         // App logic: the viewer and the games as state machines over HAL values. It imports HAL, and Motion
         // for the panorama's motion controls (pure logic, no I/O), never a backend.
         .target(name: "Apps", dependencies: ["HAL", "Motion"], swiftSettings: strictSwift6),
@@ -83,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "HALCommand",
             dependencies: [
-                "HAL", "Simulator", "Motion", "Sensors", "InputEvents", "Audio", "Apps",
+                "HAL", "Simulator", "Motion", "Sensors", "InputEvents", "Audio", "Apps", "Camera",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6

