@@ -178,6 +178,9 @@ let package = Package(
         .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
+            name: "CameraTests", dependencies: ["HAL", "Camera", "Simulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "AppsTests", dependencies: ["HAL", "Apps", "Simulator", "Audio", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(

@@ -1,0 +1,65 @@
+public import HAL
+
+/// The facial-expression input: a camera's frames through an ``ExpressionClassifier``, one reading per
+/// frame (the largest face, or no face), optionally smoothed over a window of frames.
+///
+/// Frames in memory are converted to gray by OpenCV; frames stored as files (a replayed trace) are read
+/// from `frameFolder`, the trace's folder. A frame that cannot be read or converted (a corrupt JPEG) is
+/// skipped and the stream goes on; the camera's own errors end the stream.
+public struct CameraExpressionSensor<Source: Camera>: ExpressionSensor {
+    /// The device: the camera's, as an expression sensor.
+    public let info: DeviceInfo
+    /// The camera.
+    public let camera: Source
+    /// The classifier.
+    public let classifier: ExpressionClassifier
+    /// Readings averaged, 1 for none.
+    public let smoothing: Int
+    /// Where relative frame files are, for replayed traces.
+    public let frameFolder: String?
+
+    /// Creates the sensor.
+    public init(camera: Source, classifier: ExpressionClassifier, smoothing: Int = 1, frameFolder: String? = nil) {
+        var info = camera.info
+        info.kind = .expression
+        info.name = "\(camera.info.name) expressions"
+        self.info = info
+        self.camera = camera
+        self.classifier = classifier
+        self.smoothing = smoothing
+        self.frameFolder = frameFolder
+    }
+
+    /// Readings as frames arrive.
+    public func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<ExpressionReading, any Error> {
+        let frames = camera.readings(buffering: buffering)
+        let classifier = classifier, smoothing = smoothing, folder = frameFolder
+        return AsyncThrowingStream(bufferingPolicy: buffering.asyncThrowingStreamPolicy(ExpressionReading.self)) { continuation in
+            let task = Task {
+                var smoother = ExpressionSmoother(window: smoothing)
+                do {
+                    for try await frame in frames {
+                        guard let gray = try? Self.gray(frame, folder: folder),
+                              let reading = try? classifier.reading(for: gray, at: frame.timestamp) else { continue }
+                        continuation.yield(smoother.smooth(reading))
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// A frame as a gray image: converted from memory, or read from its file.
+    static func gray(_ frame: Frame, folder: String?) throws(CameraError) -> CVImage {
+        switch frame.storage {
+        case .bytes:
+            return try CVImage(converting: frame, to: .gray)
+        case .file(let path):
+            let resolved = path.hasPrefix("/") ? path : (folder.map { $0 + "/" + path } ?? path)
+            return try CVImage(path: resolved, as: .bgr).grayscale()
+        }
+    }
+}
