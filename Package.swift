@@ -78,7 +78,10 @@ let package = Package(
 
         // Cameras and the facial-expression input: V4L2 capture, frame sources, OpenCV conversion, and the
         // FER classifier (Haar face detection, the mini-Xception model as ONNX through OpenCV's dnn module).
-        .target(name: "Camera", dependencies: ["HAL", "COpenCV"], swiftSettings: strictSwift6),
+        // It shares the device-thread and errno helpers of Sensors (package access).
+        .target(name: "Camera", dependencies: ["HAL", "Sensors", "COpenCV", "CV4L2"], swiftSettings: strictSwift6),
+        // V4L2's request codes and a non-variadic ioctl, which Swift cannot import from the kernel headers.
+        .target(name: "CV4L2"),
         // A C API over OpenCV 4.6 (Debian's libopencv-dev), so that Swift reaches it without C++ interop.
         .target(
             name: "COpenCV",
@@ -177,6 +180,8 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),
         .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
+        // The V4L2 checks that need the vivid driver: CameraTests runs this inside a qemu guest.
+        .executableTarget(name: "VividChecks", dependencies: ["HAL", "Camera"], path: "Tests/VividChecks", swiftSettings: strictSwift6),
         .testTarget(
             name: "CameraTests", dependencies: ["HAL", "Camera", "Simulator", "TestSupport"],
             swiftSettings: strictSwift6),

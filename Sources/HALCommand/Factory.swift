@@ -1,4 +1,5 @@
 import Audio
+import Camera
 import HAL
 import Sensors
 import Simulator
@@ -12,6 +13,7 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
         EvdevBackend(),
         NMEABackend(),
         GPSDBackend(),
+        V4L2Backend(),
         AudioBackend(scheme: "alsa"),
         AudioBackend(scheme: "wav"),
         AudioBackend(scheme: "capture"),

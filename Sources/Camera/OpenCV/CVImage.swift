@@ -51,6 +51,17 @@ public final class CVImage {
         self.init(converted)
     }
 
+    /// Converts pixels lent from elsewhere (a driver's buffer) without copying them first.
+    public convenience init(
+        borrowing bytes: UnsafeRawBufferPointer, format: PixelFormat, width: Int, height: Int, bytesPerRow: Int, to target: ImageTarget
+    ) throws(CameraError) {
+        let converted = hal_cv_convert(
+            bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(width), Int32(height), Int32(bytesPerRow),
+            Self.formatCode(format), target.code)
+        guard let converted else { throw .openCV("cannot convert a \(format.rawValue) frame") }
+        self.init(converted)
+    }
+
     /// Reads an image file (JPEG, PNG, and what else OpenCV decodes).
     public convenience init(path: String, as target: ImageTarget) throws(CameraError) {
         guard let image = hal_cv_image_read(path, target.code) else { throw .openCV("cannot read \(path)") }

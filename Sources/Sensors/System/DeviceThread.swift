@@ -1,13 +1,13 @@
 import Foundation
-import HAL
+package import HAL
 import Synchronization
 
 /// A device stream whose blocking I/O runs on a dedicated thread, never on the cooperative
 /// pool: `body` reads until the stop flag is set (the consumer went away) or the device
 /// ends, yielding readings as they come; a thrown error ends the stream with it. The thread
 /// blocks `SIGPIPE`, so a vanished network peer is an error, not the end of the process.
-enum DeviceThread {
-    static func stream<Element: Sendable>(
+package enum DeviceThread {
+    package static func stream<Element: Sendable>(
         name: String, buffering: ReadingBuffering,
         _ body: @escaping @Sendable (StopFlag, (Element) -> Void) throws -> Void
     ) -> AsyncThrowingStream<Element, any Error> {
@@ -36,8 +36,8 @@ enum DeviceThread {
 }
 
 /// A flag a stream's termination sets and its reading thread checks.
-final class StopFlag: Sendable {
+package final class StopFlag: Sendable {
     private let flag = Mutex(false)
-    func set() { flag.withLock { $0 = true } }
-    var isSet: Bool { flag.withLock { $0 } }
+    package func set() { flag.withLock { $0 = true } }
+    package var isSet: Bool { flag.withLock { $0 } }
 }

@@ -1,4 +1,4 @@
-import HAL
+package import HAL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +6,7 @@ import Glibc
 extension DeviceError {
     /// A typed error for a failed system call on a device: permissions, absence and removal get
     /// their own codes, and `access` says what grants access when permission was denied.
-    init(errno code: Int32, uri: String, doing action: String, access: String) {
+    package init(errno code: Int32, uri: String, doing action: String, access: String) {
         let reason = "\(action): \(describeErrno(code))"
         switch code {
         case EACCES, EPERM: self.init(.permissionDenied, uri: uri, "\(reason); \(access)")

@@ -66,6 +66,6 @@ struct LineReader {
 }
 
 /// A C library error as text: `ENOENT (No such file or directory)`.
-func describeErrno(_ code: Int32) -> String {
+package func describeErrno(_ code: Int32) -> String {
     String(cString: strerror(code))
 }

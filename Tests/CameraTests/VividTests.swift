@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// V4L2 against the real kernel driver vivid: `VividChecks` runs inside a qemu guest booted once for the
+/// suite (Debian's kernel under software emulation, `scripts/build-vivid-guest`), and each test asserts
+/// that its check passed there. The guest also proves the host side is not lying: a missing status or a
+/// missing line fails.
+@Suite struct VividTests {
+    static let checks = [
+        "formats", "negotiation", "stream-YUYV", "stream-NV12", "stream-GREY", "stream-RGB3", "stream-BGR3", "hal-camera",
+        "dropped-buffers", "error-buffer", "disconnect",
+    ]
+
+    /// The guest's run: its exit status and output, computed once.
+    static let guest: Result<(status: Int32?, output: String), any Error> = Result {
+        let scratch = try makeScratchFolder()
+        let binary = URL(fileURLWithPath: halExecutable).deletingLastPathComponent().appendingPathComponent("VividChecks").path
+        let run = try VividGuest.run("cd '\(packageRoot)' && '\(binary)'", scratch: scratch, timeout: 600)
+        return (run.status, run.output.isEmpty ? run.console : run.output)
+    }
+
+    @Test func theGuestRanEveryCheck() throws {
+        let (status, output) = try Self.guest.get()
+        #expect(status == 0, "the guest's checks exited \(String(describing: status)):\n\(output)")
+        let reported = output.split(separator: "\n").filter { $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") }.count
+        #expect(reported == Self.checks.count, "\(output)")
+    }
+
+    @Test(arguments: checks)
+    func passesInTheGuest(check: String) throws {
+        let (_, output) = try Self.guest.get()
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("PASS \(check)"), "\(lines.first { $0.hasPrefix("FAIL \(check)") } ?? "no line for \(check)")\n\(output)")
+    }
+}
