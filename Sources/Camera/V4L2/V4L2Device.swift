@@ -294,11 +294,11 @@ public final class V4L2Device {
         fraction.numerator == 0 ? 0 : Double(fraction.denominator) / Double(fraction.numerator)
     }
 
-    static func format(_ rate: Double) -> String {
+    package static func format(_ rate: Double) -> String {
         rate == rate.rounded() ? String(Int(rate)) : String((rate * 100).rounded() / 100)
     }
 
-    static func describe(_ sizes: V4L2FrameSizes) -> String {
+    package static func describe(_ sizes: V4L2FrameSizes) -> String {
         switch sizes {
         case .discrete(let list): list.map(\.description).joined(separator: ", ")
         case .stepwise(let minimum, let maximum, let step): "\(minimum) to \(maximum) in steps of \(step)"

@@ -1,0 +1,166 @@
+public import HAL
+import COpenCV
+import Foundation
+
+/// Frames from files: a folder of images (`images:FOLDER?rate=N`), a video OpenCV can read
+/// (`video:FILE`), or a synthetic pattern (`pattern:bars|gradient|checkers?width=&height=&format=&rate=&frames=`).
+/// Timestamps start at 0 and step by 1/rate; frames come as fast as the consumer takes them.
+public struct FileCamera: Camera {
+    /// Where the frames come from.
+    public enum Source: Sendable, Hashable {
+        /// Image files, in name order: JPEG and PNG frames keep their encoded bytes; other images are decoded to BGR.
+        case images([String])
+        /// A video file, decoded to BGR.
+        case video(String)
+        /// A test pattern, `frames` long.
+        case pattern(TestPattern, frames: Int)
+    }
+
+    /// The device.
+    public let info: DeviceInfo
+    /// Where the frames come from.
+    public let source: Source
+    /// Frames per second, for timestamps.
+    public let rate: Double
+
+    /// Creates the camera.
+    public init(source: Source, rate: Double, uri: String) {
+        self.source = source
+        self.rate = rate
+        let name: String
+        switch source {
+        case .images(let files): name = "\(files.count) images"
+        case .video(let path): name = "video \(path)"
+        case .pattern(let pattern, _): name = "\(pattern.kind.rawValue) pattern \(pattern.width)x\(pattern.height) \(pattern.format.rawValue)"
+        }
+        info = DeviceInfo(uri: uri, name: name, kind: .camera, backend: "files", rate: rate)
+    }
+
+    /// The frames.
+    public func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<Frame, any Error> {
+        let source = source, period = 1 / rate, uri = info.uri
+        return AsyncThrowingStream(bufferingPolicy: buffering.asyncThrowingStreamPolicy(Frame.self)) { continuation in
+            let task = Task {
+                func time(_ index: Int) -> Timestamp { Timestamp(nanoseconds: Int64((Double(index) * period * 1e9).rounded())) }
+                do {
+                    switch source {
+                    case .images(let files):
+                        for (index, file) in files.enumerated() {
+                            try Task.checkCancellation()
+                            continuation.yield(try Self.imageFrame(file, index: index, at: time(index), uri: uri))
+                        }
+                    case .video(let path):
+                        guard let video = hal_cv_video_open(path) else {
+                            throw DeviceError(.notFound, uri: uri, String(cString: hal_cv_last_error()))
+                        }
+                        defer { hal_cv_video_close(video) }
+                        var index = 0
+                        while let image = hal_cv_video_read(video) {
+                            try Task.checkCancellation()
+                            defer { hal_cv_image_free(image) }
+                            let width = Int(hal_cv_image_width(image)), height = Int(hal_cv_image_height(image))
+                            let stride = Int(hal_cv_image_stride(image))
+                            let bytes = Array(UnsafeBufferPointer(start: hal_cv_image_pixels(image), count: stride * height))
+                            continuation.yield(Frame(
+                                timestamp: time(index), sequence: UInt64(index), width: width, height: height, pixelFormat: .bgr24,
+                                bytesPerRow: stride, storage: .bytes(bytes)))
+                            index += 1
+                        }
+                    case .pattern(let pattern, let frames):
+                        for index in 0..<frames {
+                            try Task.checkCancellation()
+                            continuation.yield(pattern.frame(index, at: time(index)))
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    static func imageFrame(_ file: String, index: Int, at timestamp: Timestamp, uri: String) throws -> Frame {
+        let lowercased = file.lowercased()
+        if lowercased.hasSuffix(".jpg") || lowercased.hasSuffix(".jpeg") || lowercased.hasSuffix(".png") {
+            guard let data = FileManager.default.contents(atPath: file) else { throw DeviceError(.notFound, uri: uri, "cannot read \(file)") }
+            let bytes = [UInt8](data)
+            let format: PixelFormat = lowercased.hasSuffix(".png") ? .png : .mjpeg
+            let image = try CVImage(converting: Frame(timestamp: timestamp, sequence: 0, width: 0, height: 0, pixelFormat: format, bytesPerRow: 0, storage: .bytes(bytes)), to: .gray)
+            return Frame(timestamp: timestamp, sequence: UInt64(index), width: image.width, height: image.height, pixelFormat: format, bytesPerRow: 0, storage: .bytes(bytes))
+        }
+        let image = try CVImage(path: file, as: .bgr)
+        return Frame(timestamp: timestamp, sequence: UInt64(index), width: image.width, height: image.height, pixelFormat: .bgr24, bytesPerRow: image.width * 3, storage: .bytes(image.pixels))
+    }
+}
+
+/// Opens `images:`, `video:` and `pattern:` cameras.
+public struct FileCameraBackend: DeviceBackend {
+    /// `images`, `video` or `pattern`.
+    public let scheme: String
+
+    /// Creates the backend for one scheme.
+    public init(scheme: String) {
+        self.scheme = scheme
+    }
+
+    /// What `hal devices` says about the backend.
+    public var summary: String {
+        switch scheme {
+        case "images": "a folder of images as a camera: images:FOLDER[?rate=N]"
+        case "video": "a video file OpenCV reads, as a camera: video:FILE"
+        default: "a synthetic camera: pattern:bars|gradient|checkers[?width=W&height=H&format=YUYV|NV12|GREY|RGB3|BGR3&rate=N&frames=N]"
+        }
+    }
+
+    /// Opens the camera a URI names.
+    public func open(_ uri: DeviceURI) throws -> any Device {
+        var rate: Double?
+        var width = 640, height = 480, frames = 300
+        var format = PixelFormat.yuyv
+        for (key, value) in uri.query {
+            switch (scheme, key) {
+            case (_, "rate"):
+                guard let number = Double(value), number > 0 else { throw DeviceError(.invalidURI, uri: uri.description, "rate=\(value): expected a positive number") }
+                rate = number
+            case ("pattern", "width"), ("pattern", "height"), ("pattern", "frames"):
+                guard let number = Int(value), number > 0, number <= 8192 else { throw DeviceError(.invalidURI, uri: uri.description, "\(key)=\(value): expected 1…8192") }
+                if key == "width" { width = number } else if key == "height" { height = number } else { frames = number }
+            case ("pattern", "format"):
+                guard let value = PixelFormat(rawValue: value.uppercased()), !value.isCompressed else {
+                    throw DeviceError(.invalidURI, uri: uri.description, "format=\(value): expected YUYV, NV12, GREY, RGB3 or BGR3")
+                }
+                format = value
+            default:
+                throw DeviceError(.invalidURI, uri: uri.description, "unknown option '\(key)'")
+            }
+        }
+        switch scheme {
+        case "images":
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: uri.body) else {
+                throw DeviceError(.notFound, uri: uri.description, "no folder \(uri.body)")
+            }
+            let files = names.filter { [".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff"].contains(where: $0.lowercased().hasSuffix) }.sorted().map { uri.body + "/" + $0 }
+            guard !files.isEmpty else { throw DeviceError(.notFound, uri: uri.description, "no images in \(uri.body)") }
+            return FileCamera(source: .images(files), rate: rate ?? 30, uri: uri.description)
+        case "video":
+            guard FileManager.default.fileExists(atPath: uri.body) else { throw DeviceError(.notFound, uri: uri.description, "no file \(uri.body)") }
+            if rate == nil, let video = hal_cv_video_open(uri.body) {
+                let fps = hal_cv_video_fps(video)
+                hal_cv_video_close(video)
+                if fps > 0 { rate = fps }
+            }
+            return FileCamera(source: .video(uri.body), rate: rate ?? 30, uri: uri.description)
+        default:
+            guard let kind = TestPattern.Kind(rawValue: uri.body) else {
+                throw DeviceError(.invalidURI, uri: uri.description, "no pattern '\(uri.body)'; the patterns are bars, gradient, checkers")
+            }
+            return FileCamera(
+                source: .pattern(TestPattern(kind: kind, width: width, height: height, format: format), frames: frames), rate: rate ?? 30, uri: uri.description)
+        }
+    }
+
+    /// File cameras are opened by URI, not discovered.
+    public func discover() throws -> [DeviceInfo] { [] }
+}
