@@ -87,7 +87,12 @@ public struct FileCamera: Camera {
             guard let data = FileManager.default.contents(atPath: file) else { throw DeviceError(.notFound, uri: uri, "cannot read \(file)") }
             let bytes = [UInt8](data)
             let format: PixelFormat = lowercased.hasSuffix(".png") ? .png : .mjpeg
-            let image = try CVImage(converting: Frame(timestamp: timestamp, sequence: 0, width: 0, height: 0, pixelFormat: format, bytesPerRow: 0, storage: .bytes(bytes)), to: .gray)
+            let image: CVImage
+            do {
+                image = try CVImage(converting: Frame(timestamp: timestamp, sequence: 0, width: 0, height: 0, pixelFormat: format, bytesPerRow: 0, storage: .bytes(bytes)), to: .gray)
+            } catch {
+                throw DeviceError(.ioFailure, uri: uri, "\(file): not a readable image (\(error))")
+            }
             return Frame(timestamp: timestamp, sequence: UInt64(index), width: image.width, height: image.height, pixelFormat: format, bytesPerRow: 0, storage: .bytes(bytes))
         }
         let image = try CVImage(path: file, as: .bgr)

@@ -55,7 +55,7 @@ public struct TestPattern: Sendable, Hashable {
         return Frame(timestamp: timestamp, sequence: UInt64(index), width: width, height: height, pixelFormat: format, bytesPerRow: stride, storage: .bytes(bytes))
     }
 
-    /// BGR pixels in another raw format (BT.601 studio range for YUV), with its stride.
+    /// BGR pixels in another raw format (BT.601 studio range for YUV, full range for GREY), with its stride.
     static func encode(_ bgr: [UInt8], width: Int, height: Int, as format: PixelFormat) -> ([UInt8], Int) {
         func yuv(_ offset: Int) -> (Double, Double, Double) {
             let b = Double(bgr[offset]), g = Double(bgr[offset + 1]), r = Double(bgr[offset + 2])
@@ -70,7 +70,10 @@ public struct TestPattern: Sendable, Hashable {
             for offset in stride(from: 0, to: rgb.count, by: 3) { rgb.swapAt(offset, offset + 2) }
             return (rgb, width * 3)
         case .grey:
-            return ((0..<(width * height)).map { byte(yuv($0 * 3).0) }, width)
+            // Full-range luma, as V4L2 GREY cameras and OpenCV's BGR-to-gray give it.
+            return ((0..<(width * height)).map {
+                byte(0.114 * Double(bgr[$0 * 3]) + 0.587 * Double(bgr[$0 * 3 + 1]) + 0.299 * Double(bgr[$0 * 3 + 2]))
+            }, width)
         case .yuyv:
             var out = [UInt8](repeating: 0, count: width * height * 2)
             for pixel in stride(from: 0, to: width * height, by: 2) {

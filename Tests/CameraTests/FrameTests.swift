@@ -1,0 +1,121 @@
+import Camera
+import Foundation
+import HAL
+import Simulator
+import Testing
+import TestSupport
+
+/// Frame conversion through OpenCV, the file and pattern sources, and the camera commands.
+@Suite struct FrameTests {
+    static let bgrBars = TestPattern(kind: .bars, width: 64, height: 16, format: .bgr24).frame(0, at: .zero)
+
+    static func bgrPixels(_ frame: Frame) throws -> [UInt8] { try CVImage(converting: frame, to: .bgr).pixels }
+
+    @Test(arguments: [PixelFormat.yuyv, .nv12, .grey, .rgb24])
+    func everyRawFormatConvertsBackToTheSamePicture(format: PixelFormat) throws {
+        let frame = TestPattern(kind: .bars, width: 64, height: 16, format: format).frame(0, at: .zero)
+        let converted = try Self.bgrPixels(frame)
+        let original = try Self.bgrPixels(Self.bgrBars)
+        #expect(converted.count == original.count)
+        if format == .grey {
+            // Gray keeps the luma: compare with OpenCV's own BGR-to-gray of the original.
+            let gray = try CVImage(converting: Self.bgrBars, to: .gray).pixels
+            let back = try CVImage(converting: frame, to: .gray).pixels
+            #expect(zip(gray, back).allSatisfy { abs(Int($0) - Int($1)) <= 2 })
+        } else {
+            // YUV rounding and 4:2:x chroma at bar edges: most pixels exact to a few levels.
+            let close = zip(converted, original).filter { abs(Int($0) - Int($1)) <= 6 }.count
+            #expect(Double(close) / Double(original.count) > 0.95, "\(close) of \(original.count) within 6")
+        }
+    }
+
+    @Test func mjpegFramesDecodeAndACorruptOneIsAClearError() throws {
+        let jpeg = try CVImage(converting: Self.bgrBars, to: .bgr).encoded(as: ".jpg")
+        let frame = Frame(timestamp: .zero, sequence: 1, width: 64, height: 16, pixelFormat: .mjpeg, bytesPerRow: 0, storage: .bytes(jpeg))
+        let decoded = try CVImage(converting: frame, to: .bgr)
+        #expect(decoded.width == 64 && decoded.height == 16 && decoded.channels == 3)
+        var corrupt = frame
+        corrupt.storage = .bytes(Array(jpeg.prefix(20)) + [UInt8](repeating: 0, count: 50))
+        #expect(throws: CameraError.self) { try CVImage(converting: corrupt, to: .bgr) }
+        var short = Self.bgrBars
+        short.storage = .bytes([1, 2, 3])
+        do {
+            _ = try CVImage(converting: short, to: .gray)
+            Issue.record("a short frame converted")
+        } catch {
+            #expect(error.description.contains("the frame is smaller than its width, height and stride say"))
+        }
+    }
+
+    /// A camera that delivers the frames it was given.
+    struct ListCamera: Camera {
+        let info = DeviceInfo(uri: "test:list", name: "list", kind: .camera, backend: "test")
+        let frames: [Frame]
+        func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<Frame, any Error> {
+            AsyncThrowingStream { continuation in
+                for frame in frames { continuation.yield(frame) }
+                continuation.finish()
+            }
+        }
+    }
+
+    @Test func theExpressionSensorSkipsACorruptFrameAndReadsTheFaces() async throws {
+        let classifier = try ExpressionClassifier(files: .folder(packageRoot + "/models"))
+        let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: packageRoot + "/models/astronaut.png")))
+        let face = { (sequence: UInt64) in
+            Frame(timestamp: Timestamp(nanoseconds: Int64(sequence)), sequence: sequence, width: 512, height: 512, pixelFormat: .png, bytesPerRow: 0, storage: .bytes(png))
+        }
+        var corrupt = face(1)
+        corrupt.storage = .bytes(Array(png.prefix(100)))
+        let camera = ListCamera(frames: [face(0), corrupt, face(2), Self.bgrBars])
+        var readings: [ExpressionReading] = []
+        for try await reading in CameraExpressionSensor(camera: camera, classifier: classifier, smoothing: 2).readings(buffering: .unbounded) {
+            readings.append(reading)
+        }
+        #expect(readings.map(\.timestamp) == [Timestamp(nanoseconds: 0), Timestamp(nanoseconds: 2), .zero])
+        #expect(readings.prefix(2).allSatisfy { $0.dominant == .happy })
+        #expect(readings.last?.face == nil)
+    }
+
+    @Test func anImageFolderWithABrokenFileNamesIt() async throws {
+        let folder = try makeScratchFolder()
+        try FileManager.default.copyItem(atPath: packageRoot + "/models/astronaut.png", toPath: folder + "/1-astronaut.png")
+        try Data([0x89, 0x50, 0x4e, 0x47, 0, 0, 0]).write(to: URL(fileURLWithPath: folder + "/2-broken.png"))
+        let camera = try FileCameraBackend(scheme: "images").open(DeviceURI("images:\(folder)?rate=2")) as! FileCamera
+        var frames: [Frame] = []
+        do {
+            for try await frame in camera.readings(buffering: .unbounded) { frames.append(frame) }
+            Issue.record("the broken file was accepted")
+        } catch {
+            #expect("\(error)".contains("2-broken.png: not a readable image"), "\(error)")
+        }
+        #expect(frames.map(\.width) == [512])
+    }
+
+    @Test func patternsAreDeterministicAndScroll() {
+        let pattern = TestPattern(kind: .checkers, width: 64, height: 64, format: .yuyv)
+        #expect(pattern.frame(3, at: .zero) == pattern.frame(3, at: .zero))
+        #expect(pattern.frame(3, at: .zero).storage != pattern.frame(4, at: .zero).storage)
+        #expect(pattern.frame(0, at: .zero).bytesPerRow == 128)
+    }
+
+    @Test func halCameraRecordsFramesAsFilesBesideTheTraceAndGrabsThemBack() throws {
+        let folder = try makeScratchFolder()
+        let record = try runProcess(
+            halExecutable, ["camera", "record", "pattern:bars?width=160&height=120&format=NV12", "-o", folder + "/cam.jsonl", "--frames", "4"], timeout: 60)
+        #expect(record.status == 0, "\(record.output)")
+        let trace = try Trace.load(path: folder + "/cam.jsonl")
+        let frames = trace.records.compactMap { Frame($0.reading) }
+        #expect(frames.map(\.sequence) == [0, 1, 2, 3])
+        #expect(frames.allSatisfy { $0.pixelFormat == .png && $0.storage == .file(path: "cam.frames/camera-\($0.sequence).png") })
+        let grab = try runProcess(halExecutable, ["camera", "grab", "trace:\(folder)/cam.jsonl#camera", "-o", folder + "/back.png", "--skip", "1"], timeout: 60)
+        #expect(grab.status == 0, "\(grab.output)")
+        let back = try CVImage(path: folder + "/back.png", as: .bgr)
+        let original = try CVImage(converting: TestPattern(kind: .bars, width: 160, height: 120, format: .bgr24).frame(1, at: .zero), to: .bgr)
+        let close = zip(back.pixels, original.pixels).filter { abs(Int($0) - Int($1)) <= 6 }.count
+        #expect(Double(close) / Double(original.pixels.count) > 0.95)
+        let bad = try runProcess(halExecutable, ["camera", "grab", "v4l2:/dev/video0?format=XYZ", "-o", folder + "/x.png"], timeout: 30)
+        #expect(bad.status != 0)
+        #expect(bad.output.contains("format=XYZ: expected YUYV, MJPG, GREY, NV12, RGB3 or BGR3"), "\(bad.output)")
+    }
+}
