@@ -135,6 +135,14 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // The camera pipeline's cost: `Benchmarks/camera` builds this in release and runs it beside fer's Python pipeline.
+        .executableTarget(
+            name: "CameraPipeline",
+            dependencies: ["HAL", "Camera"],
+            path: "Benchmarks/CameraPipeline",
+            swiftSettings: strictSwift6
+        ),
+
         // Place lookups: `Benchmarks/spatial` builds this in release and runs it beside SQLite's R*Tree.
         .executableTarget(
             name: "SpatialLookup",

@@ -176,16 +176,23 @@ hal_cv_cascade *hal_cv_cascade_load(const char *path) {
 }
 
 int hal_cv_detect_faces(hal_cv_cascade *cascade, const hal_cv_image *gray, double scale_factor, int min_neighbors,
-                        int min_size, int *boxes, int capacity) {
+                        int min_size, int downscale, int *boxes, int capacity) {
     return guarded([&]() -> int {
         std::vector<cv::Rect> faces;
-        cascade->classifier.detectMultiScale(gray->mat, faces, scale_factor, min_neighbors, cv::CASCADE_SCALE_IMAGE,
-                                             cv::Size(min_size, min_size));
+        const cv::Mat *image = &gray->mat;
+        cv::Mat small;
+        int factor = downscale > 1 ? downscale : 1;
+        if (factor > 1) {
+            cv::resize(gray->mat, small, cv::Size(gray->mat.cols / factor, gray->mat.rows / factor), 0, 0, cv::INTER_AREA);
+            image = &small;
+        }
+        int size = std::max(1, min_size / factor);
+        cascade->classifier.detectMultiScale(*image, faces, scale_factor, min_neighbors, cv::CASCADE_SCALE_IMAGE, cv::Size(size, size));
         for (int i = 0; i < (int)faces.size() && i < capacity; i++) {
-            boxes[4 * i] = faces[i].x;
-            boxes[4 * i + 1] = faces[i].y;
-            boxes[4 * i + 2] = faces[i].width;
-            boxes[4 * i + 3] = faces[i].height;
+            boxes[4 * i] = faces[i].x * factor;
+            boxes[4 * i + 1] = faces[i].y * factor;
+            boxes[4 * i + 2] = faces[i].width * factor;
+            boxes[4 * i + 3] = faces[i].height * factor;
         }
         return (int)faces.size();
     }, -1);

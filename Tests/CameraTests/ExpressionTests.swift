@@ -22,6 +22,15 @@ import TestSupport
         #expect(abs(face.x - 177) <= 3 && abs(face.y - 66) <= 3 && abs(face.width - 95) <= 3 && abs(face.height - 95) <= 3, "\(face)")
     }
 
+    @Test func fastDetectionFindsTheSameFaceWithinAFewPixels() throws {
+        let classifier = try ExpressionClassifier(files: .folder(Self.models), detection: .fast)
+        let gray = try CVImage(path: Self.models + "/astronaut.png", as: .bgr).grayscale()
+        let reading = try classifier.reading(for: gray, at: .zero)
+        #expect(reading.dominant == .happy)
+        let face = try #require(reading.face)
+        #expect(abs(face.x - 177) <= 8 && abs(face.y - 66) <= 8 && abs(face.width - 95) <= 12, "\(face)")
+    }
+
     @Test func scoresAgreeWithTheReferenceHDF5ModelWithin1e5() throws {
         let classifier = try Self.classifier()
         let gray = try CVImage(path: Self.models + "/astronaut.png", as: .bgr).grayscale()

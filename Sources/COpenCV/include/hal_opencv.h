@@ -66,10 +66,11 @@ void hal_cv_video_close(hal_cv_video *video);
 
 /// Loads a Haar cascade (OpenCV's XML).
 hal_cv_cascade *hal_cv_cascade_load(const char *path);
-/// Detects faces in a gray image: writes up to `capacity` boxes as x, y, width, height (4 ints each);
-/// returns how many were found (possibly more than written), or -1.
+/// Detects faces in a gray image: writes up to `capacity` boxes as x, y, width, height (4 ints each), in
+/// the image's pixels; returns how many were found (possibly more than written), or -1. With `downscale`
+/// above 1 the image is first shrunk by that factor (area interpolation) and `min_size` with it.
 int hal_cv_detect_faces(hal_cv_cascade *cascade, const hal_cv_image *gray, double scale_factor, int min_neighbors,
-                        int min_size, int *boxes, int capacity);
+                        int min_size, int downscale, int *boxes, int capacity);
 void hal_cv_cascade_free(hal_cv_cascade *cascade);
 
 /// fer's preprocessing of one face: pad the gray image by 40 px with the mean of its bottom two rows,
