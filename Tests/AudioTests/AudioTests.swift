@@ -411,9 +411,9 @@ struct ALSAUnderrunTests {
     @Test func aPauseLongerThanTheBufferUnderrunsAndIsRecovered() async throws {
         let folder = try makeScratchFolder()
         let plugin = folder + "/libasound_module_pcm_timed.so"
-        let flags = try runProcess("/usr/bin/pkg-config", ["--cflags", "--libs", "alsa"], timeout: 30).output
+        let flags = try await runProcess("/usr/bin/pkg-config", ["--cflags", "--libs", "alsa"], timeout: 30).output
             .split(whereSeparator: \.isWhitespace).map(String.init)
-        let (built, log) = try runProcess(
+        let (built, log) = try await runProcess(
             "/usr/bin/gcc", ["-shared", "-fPIC", "-DPIC", "-o", plugin, "\(packageRoot)/Tests/AudioTests/Fixtures/timed_pcm.c"] + flags, timeout: 120)
         try #require(built == 0, "\(log)")
         var configuration = try String(contentsOfFile: "/usr/share/alsa/alsa.conf", encoding: .utf8)

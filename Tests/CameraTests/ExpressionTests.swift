@@ -12,7 +12,7 @@ import TestSupport
 
     static func classifier() throws -> ExpressionClassifier { try ExpressionClassifier(files: .folder(models)) }
 
-    @Test func theAstronautIsHappyWithHerFaceWhereFerFindsIt() throws {
+    @Test func theAstronautIsHappyWithHerFaceWhereFerFindsIt() async throws {
         let classifier = try Self.classifier()
         let gray = try CVImage(path: Self.models + "/astronaut.png", as: .bgr).grayscale()
         let reading = try classifier.reading(for: gray, at: .zero)
@@ -22,7 +22,7 @@ import TestSupport
         #expect(abs(face.x - 177) <= 3 && abs(face.y - 66) <= 3 && abs(face.width - 95) <= 3 && abs(face.height - 95) <= 3, "\(face)")
     }
 
-    @Test func fastDetectionFindsTheSameFaceWithinAFewPixels() throws {
+    @Test func fastDetectionFindsTheSameFaceWithinAFewPixels() async throws {
         let classifier = try ExpressionClassifier(files: .folder(Self.models), detection: .fast)
         let gray = try CVImage(path: Self.models + "/astronaut.png", as: .bgr).grayscale()
         let reading = try classifier.reading(for: gray, at: .zero)
@@ -31,7 +31,7 @@ import TestSupport
         #expect(abs(face.x - 177) <= 8 && abs(face.y - 66) <= 8 && abs(face.width - 95) <= 12, "\(face)")
     }
 
-    @Test func scoresAgreeWithTheReferenceHDF5ModelWithin1e5() throws {
+    @Test func scoresAgreeWithTheReferenceHDF5ModelWithin1e5() async throws {
         let classifier = try Self.classifier()
         let gray = try CVImage(path: Self.models + "/astronaut.png", as: .bgr).grayscale()
         let face = try #require(try classifier.faces(in: gray).first)
@@ -47,7 +47,7 @@ import TestSupport
             try input.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: path))
             paths.append(path)
         }
-        let run = try runProcess(
+        let run = try await runProcess(
             "/usr/bin/env", ["python3", packageRoot + "/scripts/expressions/reference_scores.py", Self.models + "/emotion_model.hdf5"] + paths,
             timeout: 120)
         try #require(run.status == 0, "\(run.output)")
@@ -61,7 +61,7 @@ import TestSupport
         #expect(worst < 1e-5, "largest difference \(worst)")
     }
 
-    @Test func anImageWithNoFaceSaysSo() throws {
+    @Test func anImageWithNoFaceSaysSo() async throws {
         let pattern = (0..<(320 * 240)).map { UInt8(truncatingIfNeeded: ($0 % 320) * 255 / 320) }
         let image = try CVImage(pixels: pattern, width: 320, height: 240, channels: 1)
         let reading = try Self.classifier().reading(for: image, at: Timestamp(nanoseconds: 5))
@@ -80,9 +80,9 @@ import TestSupport
         #expect(fresh.scores?[.sad] == 1)
     }
 
-    @Test func halExpressionsPrintsHappyForTheAstronautAndRecordsTheReading() throws {
+    @Test func halExpressionsPrintsHappyForTheAstronautAndRecordsTheReading() async throws {
         let folder = try makeScratchFolder()
-        let run = try runProcess(
+        let run = try await runProcess(
             halExecutable, ["expressions", Self.models + "/astronaut.png", "--models", Self.models, "--record", folder + "/faces.jsonl"], timeout: 60)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("astronaut.png: happy 0.99"), "\(run.output)")

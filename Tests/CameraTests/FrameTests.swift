@@ -12,7 +12,7 @@ import TestSupport
     static func bgrPixels(_ frame: Frame) throws -> [UInt8] { try CVImage(converting: frame, to: .bgr).pixels }
 
     @Test(arguments: [PixelFormat.yuyv, .nv12, .grey, .rgb24])
-    func everyRawFormatConvertsBackToTheSamePicture(format: PixelFormat) throws {
+    func everyRawFormatConvertsBackToTheSamePicture(format: PixelFormat) async throws {
         let frame = TestPattern(kind: .bars, width: 64, height: 16, format: format).frame(0, at: .zero)
         let converted = try Self.bgrPixels(frame)
         let original = try Self.bgrPixels(Self.bgrBars)
@@ -29,7 +29,7 @@ import TestSupport
         }
     }
 
-    @Test func mjpegFramesDecodeAndACorruptOneIsAClearError() throws {
+    @Test func mjpegFramesDecodeAndACorruptOneIsAClearError() async throws {
         let jpeg = try CVImage(converting: Self.bgrBars, to: .bgr).encoded(as: ".jpg")
         let frame = Frame(timestamp: .zero, sequence: 1, width: 64, height: 16, pixelFormat: .mjpeg, bytesPerRow: 0, storage: .bytes(jpeg))
         let decoded = try CVImage(converting: frame, to: .bgr)
@@ -99,22 +99,22 @@ import TestSupport
         #expect(pattern.frame(0, at: .zero).bytesPerRow == 128)
     }
 
-    @Test func halCameraRecordsFramesAsFilesBesideTheTraceAndGrabsThemBack() throws {
+    @Test func halCameraRecordsFramesAsFilesBesideTheTraceAndGrabsThemBack() async throws {
         let folder = try makeScratchFolder()
-        let record = try runProcess(
+        let record = try await runProcess(
             halExecutable, ["camera", "record", "pattern:bars?width=160&height=120&format=NV12", "-o", folder + "/cam.jsonl", "--frames", "4"], timeout: 60)
         #expect(record.status == 0, "\(record.output)")
         let trace = try Trace.load(path: folder + "/cam.jsonl")
         let frames = trace.records.compactMap { Frame($0.reading) }
         #expect(frames.map(\.sequence) == [0, 1, 2, 3])
         #expect(frames.allSatisfy { $0.pixelFormat == .png && $0.storage == .file(path: "cam.frames/camera-\($0.sequence).png") })
-        let grab = try runProcess(halExecutable, ["camera", "grab", "trace:\(folder)/cam.jsonl#camera", "-o", folder + "/back.png", "--skip", "1"], timeout: 60)
+        let grab = try await runProcess(halExecutable, ["camera", "grab", "trace:\(folder)/cam.jsonl#camera", "-o", folder + "/back.png", "--skip", "1"], timeout: 60)
         #expect(grab.status == 0, "\(grab.output)")
         let back = try CVImage(path: folder + "/back.png", as: .bgr)
         let original = try CVImage(converting: TestPattern(kind: .bars, width: 160, height: 120, format: .bgr24).frame(1, at: .zero), to: .bgr)
         let close = zip(back.pixels, original.pixels).filter { abs(Int($0) - Int($1)) <= 6 }.count
         #expect(Double(close) / Double(original.pixels.count) > 0.95)
-        let bad = try runProcess(halExecutable, ["camera", "grab", "v4l2:/dev/video0?format=XYZ", "-o", folder + "/x.png"], timeout: 30)
+        let bad = try await runProcess(halExecutable, ["camera", "grab", "v4l2:/dev/video0?format=XYZ", "-o", folder + "/x.png"], timeout: 30)
         #expect(bad.status != 0)
         #expect(bad.output.contains("format=XYZ: expected YUYV, MJPG, GREY, NV12, RGB3 or BGR3"), "\(bad.output)")
     }

@@ -13,23 +13,23 @@ import TestSupport
     ]
 
     /// The guest's run: its exit status and output, computed once.
-    static let guest: Result<(status: Int32?, output: String), any Error> = Result {
+    static let guest = Task { () async throws -> (status: Int32?, output: String) in
         let scratch = try makeScratchFolder()
         let binary = URL(fileURLWithPath: halExecutable).deletingLastPathComponent().appendingPathComponent("VividChecks").path
-        let run = try VividGuest.run("cd '\(packageRoot)' && '\(binary)'", scratch: scratch, timeout: 600)
+        let run = try await VividGuest.run("cd '\(packageRoot)' && '\(binary)'", scratch: scratch, timeout: 600)
         return (run.status, run.output.isEmpty ? run.console : run.output)
     }
 
-    @Test func theGuestRanEveryCheck() throws {
-        let (status, output) = try Self.guest.get()
+    @Test func theGuestRanEveryCheck() async throws {
+        let (status, output) = try await Self.guest.value
         #expect(status == 0, "the guest's checks exited \(String(describing: status)):\n\(output)")
         let reported = output.split(separator: "\n").filter { $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") }.count
         #expect(reported == Self.checks.count, "\(output)")
     }
 
     @Test(arguments: checks)
-    func passesInTheGuest(check: String) throws {
-        let (_, output) = try Self.guest.get()
+    func passesInTheGuest(check: String) async throws {
+        let (_, output) = try await Self.guest.value
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.contains("PASS \(check)"), "\(lines.first { $0.hasPrefix("FAIL \(check)") } ?? "no line for \(check)")\n\(output)")
     }

@@ -67,7 +67,7 @@ struct IIORemoteAndRecordingTests {
         let scratch = try makeScratchFolder()
         let testbed = try IIODeviceTests.imuTestbed(scratch: scratch)
         let trace = scratch + "/imu.jsonl"
-        let (status, output) = try runProcess(
+        let (status, output) = try await runProcess(
             "/usr/bin/umockdev-run",
             ["-d", testbed.devices[0], "-s", "\(testbed.scripts[0].node)=\(testbed.scripts[0].file)", "--",
              halExecutable, "record", "--out", trace, "--duration", "1.5", "--quiet", "iio:local/iio:device0#anglvel"],

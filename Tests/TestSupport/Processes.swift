@@ -24,3 +24,16 @@ public func runProcess(
     killer.cancel()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// ``runProcess(_:_:environment:timeout:)`` for async tests: the wait happens on a Dispatch thread, not on
+/// the cooperative pool, so a long child process (a qemu guest, a umockdev child) does not starve the
+/// other tests' tasks on a two-core machine.
+public func runProcess(
+    _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double
+) async throws -> (status: Int32, output: String) {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try runProcess(path, arguments, environment: environment, timeout: timeout) })
+        }
+    }
+}

@@ -62,7 +62,7 @@ public enum Umockdev {
         let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let pattern = NSRegularExpression.escapedPattern(for: "\(suite)/\(test)")
         arguments += ["--", binary, "--testing-library", "swift-testing", "--filter", pattern]
-        let (status, output) = try runProcess(
+        let (status, output) = try await runProcess(
             "/usr/bin/umockdev-run", arguments,
             environment: ["TMPDIR": scratch, "HAL_TESTBED_SCRATCH": scratch], timeout: 120)
         if status != 0 || !output.contains("1 test") {
