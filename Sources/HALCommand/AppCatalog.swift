@@ -27,8 +27,7 @@ enum AppCatalog {
             case TalkBoard.name:
                 return try TalkBoard(board: ScriptFile.decode(path: path))
             case ExperienceViewer.name:
-                let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-                return try ExperienceViewer(config: ScriptFile.decode(path: path), clipFolder: folder)
+                return try ExperienceViewer(config: ScriptFile.decode(path: path), clipFolder: TracePath.folder(ofTraceAt: path))
             case EmotionTrainer.name:
                 return try EmotionTrainer(config: ScriptFile.decode(path: path))
             case FieldGuide.name:

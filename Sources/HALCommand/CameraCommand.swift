@@ -61,7 +61,7 @@ struct CameraCommand: AsyncParsableCommand {
             var seen = 0
             for try await frame in camera.readings(buffering: .unbounded) {
                 if seen < skip { seen += 1; continue }
-                try image(of: frame, folder: frameFolder(uri)).write(to: out)
+                try CVImage.image(of: frame, frameFolder: frameFolder(uri), as: .bgr).write(to: out)
                 printError("wrote frame \(frame.sequence) (\(frame.width)x\(frame.height) \(frame.pixelFormat.rawValue)) to \(out)")
                 return
             }
@@ -100,7 +100,7 @@ struct CameraCommand: AsyncParsableCommand {
             for try await frame in camera.readings(buffering: .unbounded) {
                 var stored = frame
                 if !frame.pixelFormat.isCompressed || frame.storage.isFile {
-                    let encoded = try image(of: frame, folder: frameFolder(uri)).encoded(as: "." + encode)
+                    let encoded = try CVImage.image(of: frame, frameFolder: frameFolder(uri), as: .bgr).encoded(as: "." + encode)
                     stored.pixelFormat = encode == "png" ? .png : .mjpeg
                     stored.bytesPerRow = 0
                     stored.storage = .bytes(encoded)
@@ -115,19 +115,10 @@ struct CameraCommand: AsyncParsableCommand {
     }
 }
 
-/// A frame as a BGR image: converted from memory, or read from its file.
-func image(of frame: Frame, folder: String?) throws -> CVImage {
-    switch frame.storage {
-    case .bytes: return try CVImage(converting: frame, to: .bgr)
-    case .file(let path): return try CVImage(path: path.hasPrefix("/") ? path : (folder.map { $0 + "/" + path } ?? path), as: .bgr)
-    }
-}
-
 /// The folder relative frame files are in, for a `trace:` camera.
 func frameFolder(_ uri: String) -> String? {
     guard let parsed = try? DeviceURI(uri), parsed.scheme == "trace" else { return nil }
-    let path = parsed.body
-    return path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+    return TracePath.folder(ofTraceAt: parsed.body)
 }
 
 extension FrameStorage {

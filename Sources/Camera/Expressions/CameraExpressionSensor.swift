@@ -39,7 +39,7 @@ public struct CameraExpressionSensor<Source: Camera>: ExpressionSensor {
                 var smoother = ExpressionSmoother(window: smoothing)
                 do {
                     for try await frame in frames {
-                        guard let gray = try? Self.gray(frame, folder: folder),
+                        guard let gray = try? CVImage.image(of: frame, frameFolder: folder, as: .gray),
                               let reading = try? classifier.reading(for: gray, at: frame.timestamp) else { continue }
                         continuation.yield(smoother.smooth(reading))
                     }
@@ -49,20 +49,6 @@ public struct CameraExpressionSensor<Source: Camera>: ExpressionSensor {
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
-        }
-    }
-
-    /// A frame as a gray image: converted from memory, or read from its file.
-    static func gray(_ frame: Frame, folder: String?) throws(CameraError) -> CVImage {
-        switch frame.storage {
-        case .bytes where frame.pixelFormat.isCompressed:
-            // Decoded in colour, then OpenCV's BGR-to-gray, as fer does: the scores match fer's.
-            return try CVImage(converting: frame, to: .bgr).grayscale()
-        case .bytes:
-            return try CVImage(converting: frame, to: .gray)
-        case .file(let path):
-            let resolved = path.hasPrefix("/") ? path : (folder.map { $0 + "/" + path } ?? path)
-            return try CVImage(path: resolved, as: .bgr).grayscale()
         }
     }
 }

@@ -51,6 +51,23 @@ public final class CVImage {
         self.init(converted)
     }
 
+    /// A frame as a gray or BGR image, wherever its pixels are: converted from memory, or read from its file
+    /// (a relative path is resolved in `frameFolder`, the folder of the trace that holds the frame). Encoded
+    /// frames are decoded in colour and then turned gray with OpenCV's BGR-to-gray, as fer does, so that
+    /// expression scores match fer's.
+    public static func image(of frame: Frame, frameFolder: String?, as target: ImageTarget) throws(CameraError) -> CVImage {
+        let colour: CVImage
+        switch frame.storage {
+        case .bytes where !frame.pixelFormat.isCompressed:
+            return try CVImage(converting: frame, to: target)
+        case .bytes:
+            colour = try CVImage(converting: frame, to: .bgr)
+        case .file(let path):
+            colour = try CVImage(path: path.hasPrefix("/") ? path : (frameFolder.map { $0 + "/" + path } ?? path), as: .bgr)
+        }
+        return target == .gray ? try colour.grayscale() : colour
+    }
+
     /// Converts pixels lent from elsewhere (a driver's buffer) without copying them first.
     public convenience init(
         borrowing bytes: UnsafeRawBufferPointer, format: PixelFormat, width: Int, height: Int, bytesPerRow: Int, to target: ImageTarget
