@@ -16,6 +16,7 @@ struct hal_cv_image { cv::Mat mat; };
 struct hal_cv_cascade { cv::CascadeClassifier classifier; };
 struct hal_cv_net { cv::dnn::Net net; };
 struct hal_cv_video { cv::VideoCapture capture; };
+struct hal_cv_video_writer { cv::VideoWriter writer; cv::Size size; };
 
 static thread_local std::string last_error;
 
@@ -162,6 +163,29 @@ hal_cv_image *hal_cv_video_read(hal_cv_video *video) {
 
 double hal_cv_video_fps(const hal_cv_video *video) { return video->capture.get(cv::CAP_PROP_FPS); }
 void hal_cv_video_close(hal_cv_video *video) { delete video; }
+
+hal_cv_video_writer *hal_cv_video_writer_open(const char *path, double fps, int width, int height) {
+    return guarded([&]() -> hal_cv_video_writer * {
+        auto *writer = new hal_cv_video_writer;
+        writer->size = cv::Size(width, height);
+        if (!writer->writer.open(path, cv::CAP_OPENCV_MJPEG, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps, writer->size, true)) {
+            delete writer;
+            fail(std::string("cannot write the video ") + path);
+            return nullptr;
+        }
+        return writer;
+    }, nullptr);
+}
+
+int hal_cv_video_writer_write(hal_cv_video_writer *writer, const hal_cv_image *image) {
+    return guarded([&]() -> int {
+        if (image->mat.size() != writer->size || image->mat.type() != CV_8UC3) { fail("the video takes BGR images of its size"); return -1; }
+        writer->writer.write(image->mat);
+        return 0;
+    }, -1);
+}
+
+void hal_cv_video_writer_close(hal_cv_video_writer *writer) { delete writer; }
 
 hal_cv_cascade *hal_cv_cascade_load(const char *path) {
     return guarded([&]() -> hal_cv_cascade * {

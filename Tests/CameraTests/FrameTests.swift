@@ -119,3 +119,29 @@ import TestSupport
         #expect(bad.output.contains("format=XYZ: expected YUYV, MJPG, GREY, NV12, RGB3 or BGR3"), "\(bad.output)")
     }
 }
+
+@Suite struct VideoFileTests {
+    @Test func aVideoFileIsACameraAtItsFrameRate() async throws {
+        let folder = try makeScratchFolder()
+        let path = folder + "/bars.avi"
+        do {
+            let writer = try VideoWriter(path: path, framesPerSecond: 25, width: 160, height: 120)
+            for index in 0..<10 {
+                try writer.append(CVImage(converting: TestPattern(kind: .bars, width: 160, height: 120, format: .bgr24).frame(index, at: .zero), to: .bgr))
+            }
+        }
+        let camera = try FileCameraBackend(scheme: "video").open(DeviceURI("video:\(path)")) as! FileCamera
+        #expect(camera.rate == 25)
+        var frames: [Frame] = []
+        for try await frame in camera.readings(buffering: .unbounded) { frames.append(frame) }
+        #expect(frames.count == 10)
+        #expect(frames.map(\.sequence) == Array(0..<10))
+        #expect(frames.last?.timestamp == Timestamp(nanoseconds: 360_000_000))
+        #expect(frames.allSatisfy { $0.width == 160 && $0.height == 120 && $0.pixelFormat == .bgr24 })
+        // Motion-JPEG is lossy: the bars come back close to what was written.
+        let original = try CVImage(converting: TestPattern(kind: .bars, width: 160, height: 120, format: .bgr24).frame(3, at: .zero), to: .bgr).pixels
+        let decoded = try CVImage(converting: frames[3], to: .bgr).pixels
+        #expect(Double(zip(original, decoded).filter { abs(Int($0) - Int($1)) <= 16 }.count) / Double(original.count) > 0.9)
+        #expect(throws: DeviceError.self) { try FileCameraBackend(scheme: "video").open(DeviceURI("video:\(folder)/missing.avi")) }
+    }
+}

@@ -16,7 +16,9 @@ import TestSupport
     static let guest = Task { () async throws -> (status: Int32?, output: String) in
         let scratch = try makeScratchFolder()
         let binary = URL(fileURLWithPath: halExecutable).deletingLastPathComponent().appendingPathComponent("VividChecks").path
-        let run = try await VividGuest.run("cd '\(packageRoot)' && '\(binary)'", scratch: scratch, timeout: 600)
+        // The list first: the last check disconnects the device.
+        let command = "cd '\(packageRoot)' && '\(halExecutable)' camera list && '\(binary)'"
+        let run = try await VividGuest.run(command, scratch: scratch, timeout: 600)
         return (run.status, run.output.isEmpty ? run.console : run.output)
     }
 
@@ -25,6 +27,15 @@ import TestSupport
         #expect(status == 0, "the guest's checks exited \(String(describing: status)):\n\(output)")
         let reported = output.split(separator: "\n").filter { $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") }.count
         #expect(reported == Self.checks.count, "\(output)")
+    }
+
+    @Test func halCameraListShowsVividsFormatsSizesAndRates() async throws {
+        let (_, output) = try await Self.guest.value
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("v4l2:/dev/video0  vivid"), "\(output)")
+        let yuyv = lines.first { $0.hasPrefix("    YUYV ") } ?? ""
+        #expect(yuyv.contains("640x360@1/2/4/5/10/12.5/15/25/30/40"), "\(yuyv)")
+        #expect(lines.contains { $0.hasPrefix("    NV12 ") } && lines.contains { $0.hasPrefix("    GREY ") })
     }
 
     @Test(arguments: checks)

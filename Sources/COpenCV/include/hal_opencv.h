@@ -64,6 +64,13 @@ hal_cv_image *hal_cv_video_read(hal_cv_video *video);
 double hal_cv_video_fps(const hal_cv_video *video);
 void hal_cv_video_close(hal_cv_video *video);
 
+typedef struct hal_cv_video_writer hal_cv_video_writer;
+/// Opens a Motion-JPEG AVI file for writing (OpenCV's own writer, no codec library needed).
+hal_cv_video_writer *hal_cv_video_writer_open(const char *path, double fps, int width, int height);
+/// Appends a BGR image of the writer's size. Returns 0 or -1.
+int hal_cv_video_writer_write(hal_cv_video_writer *writer, const hal_cv_image *image);
+void hal_cv_video_writer_close(hal_cv_video_writer *writer);
+
 /// Loads a Haar cascade (OpenCV's XML).
 hal_cv_cascade *hal_cv_cascade_load(const char *path);
 /// Detects faces in a gray image: writes up to `capacity` boxes as x, y, width, height (4 ints each), in
