@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "CPseudoTerminal"),
 
         // Real Linux sensor backends: IIO motion sensors (libiio), evdev input (libevdev), GPS receivers
-        // over NMEA (serial, file, TCP) and gpsd. Sources/Camera (V4L2, expressions) becomes a target with its backends.
+        // over NMEA (serial, file, TCP) and gpsd. Cameras are the Camera target.
         .target(name: "Sensors", dependencies: ["HAL", "NMEA", "InputEvents", "CIIO", "CEvdev"], swiftSettings: strictSwift6),
 
         // Thin system-library targets: Swift imports libiio's and libevdev's headers through them.
