@@ -29,6 +29,9 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Print canonical trace lines instead of text.")
     var jsonl = false
 
+    @Option(help: "Inject the faults of this plan ({\"seed\": N, \"faults\": [...]}, docs/faults.md).")
+    var faults: String?
+
     func validate() throws {
         if rate != nil && realtime { throw ValidationError("--rate and --realtime are exclusive") }
         if let rate, !(rate > 0) { throw ValidationError("--rate takes a positive number") }
@@ -41,7 +44,7 @@ struct Replay: AsyncParsableCommand {
         if let truncation = trace.truncation { printError("warning: \(truncation)") }
         var options = ReplayOptions(
             startOffset: .nanoseconds(Int64(offset * 1e9)), loops: loop == 0 ? nil : loop,
-            channels: channels.map(Set.init))
+            channels: channels.map(Set.init), faults: try faults.map { try FaultPlan.load(path: $0) })
         if realtime { options.pacing = .realtime } else if let rate { options.pacing = .rate(rate) }
         let replay = try TraceReplay(trace: trace, options: options)
         var out = StandardOutput()

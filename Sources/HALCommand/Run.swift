@@ -49,6 +49,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "With --device: stop after this many seconds.")
     var duration: Double?
 
+    @Option(help: "Inject the faults of this plan into the inputs (docs/faults.md); it replaces a scenario's.")
+    var faults: String?
+
     @OptionGroup var search: SearchOptions
 
     func validate() throws {
@@ -72,7 +75,7 @@ struct Run: AsyncParsableCommand {
         if let config {
             let logic = try AppCatalog.makeApp(app, config: config)
             if devices.isEmpty {
-                try await replay(logic, inputs: inputs, commands: [], end: nil, expectations: [], speaker: speaker)
+                try await replay(logic, inputs: inputs, commands: [], end: nil, expectations: [], faults: faults, speaker: speaker)
             } else {
                 try await live(logic, factory: factory, speaker: speaker)
             }
@@ -85,15 +88,16 @@ struct Run: AsyncParsableCommand {
         let logic = try AppCatalog.makeApp(app, config: TracePath.resolve(scenario.config, inTraceAt: path))
         try await replay(
             logic, inputs: scenario.inputs.map { TracePath.resolve($0, inTraceAt: path) }, commands: scenario.commands ?? [],
-            end: scenario.end, expectations: scenario.expect ?? [], speaker: speaker)
+            end: scenario.end, expectations: scenario.expect ?? [],
+            faults: faults ?? scenario.faults.map { TracePath.resolve($0, inTraceAt: path) }, speaker: speaker)
     }
 
     private func replay<Logic: AppLogic>(
         _ logic: Logic, inputs: [String], commands scripted: [AppScenario.ScriptedCommand], end: Double?,
-        expectations: [EventExpectation], speaker: (any Speaker)?
+        expectations: [EventExpectation], faults: String?, speaker: (any Speaker)?
     ) async throws {
         let trace = try Trace.merging(inputs.map { try Trace.loadInput(path: $0) })
-        var options = ReplayOptions()
+        var options = ReplayOptions(faults: try faults.map { try FaultPlan.load(path: $0) })
         if realtime { options.pacing = .realtime } else if let rate { options.pacing = .rate(rate) }
         let replay = try TraceReplay(trace: trace, options: options)
         let start = replay.firstTimestamp ?? .zero

@@ -28,12 +28,21 @@ public enum AppInput: Sendable, Hashable {
     /// Time passing with nothing else to deliver: lets timers fire on a live clock.
     case tick(Timestamp)
 
-    /// When the input happened.
+    /// When the input happened. Setting it moves the input in time.
     public var timestamp: Timestamp {
-        switch self {
-        case .reading(let reading): reading.timestamp
-        case .command(let command): command.timestamp
-        case .tick(let time): time
+        get {
+            switch self {
+            case .reading(let reading): reading.timestamp
+            case .command(let command): command.timestamp
+            case .tick(let time): time
+            }
+        }
+        set {
+            switch self {
+            case .reading(var reading): reading.timestamp = newValue; self = .reading(reading)
+            case .command(var command): command.timestamp = newValue; self = .command(command)
+            case .tick: self = .tick(newValue)
+            }
         }
     }
 }

@@ -30,9 +30,12 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
 
     /// Fires the timers due up to the input's time, then delivers the input.
     ///
-    /// An input older than the last one is delivered at the last time, so the app never sees time go back.
+    /// An input older than the last one (a late or reordered reading) is restamped with the last time before
+    /// it is delivered, so the app never sees time go back and its events stay in time order.
     public mutating func feed(_ input: AppInput) async -> [AppEvent] {
+        var input = input
         let time = max(input.timestamp, lastTime ?? input.timestamp)
+        input.timestamp = time
         var events = await advance(to: time)
         var output = AppOutput()
         logic.handle(input, output: &output)

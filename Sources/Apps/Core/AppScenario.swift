@@ -21,6 +21,8 @@ public struct AppScenario: Sendable, Hashable, Codable {
     public var end: Double?
     /// What must hold.
     public var expect: [EventExpectation]?
+    /// A fault plan file injected into the inputs (`docs/faults.md`), relative to the scenario.
+    public var faults: String?
 
     /// A user command at a time.
     public struct ScriptedCommand: Sendable, Hashable, Codable {

@@ -126,7 +126,7 @@ public struct EventExpectation: Sendable, Hashable, Codable {
             if open == nil, span.from.matches(event) {
                 open = event.timestamp
             } else if let start = open, span.to.matches(event) {
-                spans.append(start...event.timestamp)
+                spans.append(start...max(start, event.timestamp))
                 open = nil
             }
         }

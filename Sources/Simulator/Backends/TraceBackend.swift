@@ -17,7 +17,7 @@ public struct TraceBackend: DeviceBackend {
     /// `trace`.
     public var scheme: String { "trace" }
     /// What `hal devices` says about the backend.
-    public var summary: String { "replay a trace channel: trace:FILE.jsonl#CHANNEL[?rate=N|realtime&loop=N&offset=S]" }
+    public var summary: String { "replay a trace channel: trace:FILE.jsonl#CHANNEL[?rate=N|realtime&loop=N&offset=S&faults=PLAN.json]" }
     /// Folders whose `.jsonl` traces discovery lists.
     public var searchFolders: [String]
 
@@ -70,8 +70,12 @@ public struct TraceBackend: DeviceBackend {
                     throw DeviceError(.invalidURI, uri: uri.description, "offset=\(value) is not a number of seconds")
                 }
                 options.startOffset = .nanoseconds(Int64(seconds * 1e9))
+            case "faults":
+                do { options.faults = try FaultPlan.load(path: value) } catch {
+                    throw DeviceError(.invalidURI, uri: uri.description, "faults=\(value): \(error)")
+                }
             default:
-                throw DeviceError(.invalidURI, uri: uri.description, "unknown option '\(key)' (rate, realtime, loop, offset)")
+                throw DeviceError(.invalidURI, uri: uri.description, "unknown option '\(key)' (rate, realtime, loop, offset, faults)")
             }
         }
         return options

@@ -27,12 +27,15 @@ public struct ReplayOptions: Sendable, Hashable {
     public var loops: Int?
     /// The ids of the channels to deliver, or `nil` for all.
     public var channels: Set<String>?
+    /// Faults injected into each pass, or `nil` for none (`docs/faults.md`).
+    public var faults: FaultPlan?
 
     /// Creates options; the defaults play every channel once, as fast as possible.
     public init(
         pacing: ReplayPacing = .asFastAsPossible, startOffset: Duration = .zero,
-        loops: Int? = 1, channels: Set<String>? = nil
+        loops: Int? = 1, channels: Set<String>? = nil, faults: FaultPlan? = nil
     ) {
+        self.faults = faults
         self.pacing = pacing
         self.startOffset = startOffset
         self.loops = loops

@@ -6,6 +6,9 @@ public import HAL
 /// of their channels in the header, then their order in the file, so every replay of
 /// a trace delivers exactly the same sequence whatever the pace.
 ///
+/// A ``ReplayOptions/faults`` plan is applied to each pass after that ordering, so a faulty replay
+/// delivers what a faulty device would: late, reordered or duplicated records in delivery order.
+///
 /// When looping, each pass is shifted later by the trace's span plus one sample
 /// period of its fastest channel (1 ms when no channel states a rate), so delivered
 /// timestamps keep increasing.
@@ -44,7 +47,8 @@ public struct TraceReplay: Sendable {
             selected.append((record, line))
         }
         selected.sort { ($0.record.timestamp, $0.record.channel, $0.line) < ($1.record.timestamp, $1.record.channel, $1.line) }
-        pass = selected.map(\.record)
+        let ordered = selected.map(\.record)
+        pass = options.faults.map { FaultInjector(plan: $0, header: trace.header).apply(to: ordered) } ?? ordered
         let fastest = trace.header.channels.indices.filter { included[$0] }.compactMap { trace.header.channels[$0].rate }.max()
         let gap: Duration = fastest.map { .nanoseconds(Int64((1e9 / $0).rounded())) } ?? .milliseconds(1)
         if let first = pass.first?.timestamp, let last = pass.last?.timestamp {
