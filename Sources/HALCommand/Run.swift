@@ -61,6 +61,7 @@ struct Run: AsyncParsableCommand {
         if scenario != nil, config != nil { throw ValidationError("give a scenario or --config, not both") }
         if config != nil, inputs.isEmpty, devices.isEmpty { throw ValidationError("--config needs --input or --device") }
         if !devices.isEmpty, !inputs.isEmpty || scenario != nil { throw ValidationError("--device runs live; it does not mix with inputs or a scenario") }
+        if !devices.isEmpty, record != nil { throw ValidationError("--record is for replays; record live devices with hal record") }
         if rate != nil, realtime { throw ValidationError("--rate and --realtime are exclusive") }
         if let rate, !(rate > 0) { throw ValidationError("--rate takes a positive number") }
         if check, config != nil { throw ValidationError("--check needs a scenario's expectations") }
@@ -137,11 +138,15 @@ struct Run: AsyncParsableCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
         interrupt.setEventHandler { running.cancel() }
         interrupt.resume()
-        if let duration {
-            try? await Task.sleep(for: .nanoseconds(Int64(duration * 1e9)))
-            running.cancel()
+        let limit = duration.map { seconds in
+            Task {
+                try await Task.sleep(for: .nanoseconds(Int64(seconds * 1e9)))
+                running.cancel()
+            }
         }
+        // Ends when the devices end, the time is up, or Ctrl-C.
         _ = await running.result
+        limit?.cancel()
         interrupt.cancel()
     }
 

@@ -42,9 +42,12 @@ import Testing
     }
 
     @Test func anInaccurateFixNeitherArrivesNorLeaves() async throws {
-        let log = await events(try CampusExplorer(map: Self.map()), [Self.fix(0, 5, accuracy: 80), Self.fix(1, 10, accuracy: 16)])
-        // 10 m + σ 16 m > 20 m: not yet sure of being inside.
+        let log = await events(try CampusExplorer(map: Self.map()), [Self.fix(0, 5, accuracy: 80), Self.fix(1, 12, accuracy: 16)])
+        // σ 80 m is not used; 12 m + σ (16 m, counted up to half the 20 m radius) > 20 m: not yet sure of being inside.
         #expect(log.named("place.arrived").isEmpty)
+        // A fix at the centre arrives even when σ is larger than the radius.
+        let centre = await events(try CampusExplorer(map: Self.map()), [Self.fix(0, 3, accuracy: 25)])
+        #expect(centre.named("place.arrived").count == 1)
     }
 
     @Test func gpsLostDuringAnApproachShowsNothingStaleAndArrivesAfterRegaining() async throws {

@@ -91,3 +91,25 @@ import TestSupport
         #expect(ExpressionReading(trace.records[0].reading)?.dominant == .happy)
     }
 }
+
+@Suite struct ExpressionDeviceTests {
+    @Test func anExpressionsURIIsASensorOverAnyCameraThatHalRecords() async throws {
+        let folder = try makeScratchFolder()
+        try FileManager.default.createDirectory(atPath: folder + "/faces", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: packageRoot + "/models/astronaut.png", toPath: folder + "/faces/a.png")
+        let pattern = TestPattern(kind: .gradient, width: 320, height: 240, format: .bgr24).frame(0, at: .zero)
+        try CVImage(converting: pattern, to: .bgr).write(to: folder + "/faces/b.png")
+        let run = try await runProcess(
+            halExecutable,
+            ["record", "--quiet", "--out", folder + "/faces.jsonl", "--duration", "30",
+             "expressions:images:\(folder)/faces?rate=2&smooth=2&models=\(packageRoot)/models"],
+            timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        let readings = try Trace.load(path: folder + "/faces.jsonl").records.compactMap { ExpressionReading($0.reading) }
+        #expect(readings.count == 2)
+        #expect(readings.first?.dominant == .happy && readings.first?.face == FaceBox(x: 177, y: 66, width: 95, height: 95))
+        #expect(readings.last == .noFace(at: Timestamp(nanoseconds: 500_000_000)))
+        let bad = try await runProcess(halExecutable, ["record", "--out", folder + "/x.jsonl", "expressions:images:\(folder)/faces?smooth=0"], timeout: 30)
+        #expect(bad.output.contains("smooth=0: expected 1…100 frames"), "\(bad.output)")
+    }
+}

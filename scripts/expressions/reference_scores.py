@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The reference: fer's mini-Xception run straight from its HDF5 weights with NumPy, in Keras's own
-layout (NHWC, unfolded batch norm, TensorFlow 'same' padding). No ONNX, no OpenCV.
+layout (NHWC, batch norm as Keras computes it, TensorFlow 'same' padding). No ONNX, no OpenCV; it shares
+only the HDF5 reading and the 'same'-padding rule with the converter.
 
 Usage: reference_scores.py emotion_model.hdf5 INPUT.f32 [INPUT.f32 ...]
 Each INPUT.f32 holds 64*64 little-endian float32 values, the face already normalised to [-1, 1];
@@ -10,7 +11,7 @@ import sys
 
 import numpy as np
 
-from mini_xception import batch_norm_scale, load, same_padding
+from mini_xception import load, same_padding
 
 
 def pad(x, kernel, stride, padding, value=0.0):
@@ -47,8 +48,10 @@ def forward(layers, face):
             depth = np.einsum("hwijc,ijc->hwc", patches, weights["depthwise_kernel"][:, :, :, 0])
             values[name] = np.einsum("hwc,co->hwo", depth, weights["pointwise_kernel"][0, 0])
         elif kind == "BatchNormalization":
-            scale, shift = batch_norm_scale(weights, config["epsilon"])
-            values[name] = x * scale + shift
+            # Keras's formula as written, not the folded scale and shift the converter uses.
+            gamma = weights.get("gamma", 1.0)
+            beta = weights.get("beta", 0.0)
+            values[name] = gamma * (x - weights["moving_mean"]) / np.sqrt(weights["moving_variance"] + config["epsilon"]) + beta
         elif kind == "Activation":
             if config["activation"] == "relu":
                 values[name] = np.maximum(x, 0)

@@ -1,7 +1,7 @@
 public import HAL
 
 /// Merges live device streams into one stream of ``AppInput``s, with ticks from a clock so that
-/// an app's timers fire when no device has anything to say.
+/// an app's timers fire when no device has anything to say. The stream ends when every device has ended.
 ///
 /// For live devices only: the order of readings from different devices is their arrival order.
 /// Replays are fed in trace order instead, which is what makes them deterministic.
@@ -14,6 +14,12 @@ public enum LiveInputs {
     ) -> AsyncStream<AppInput> where C.Instant == Timestamp, C.Duration == Duration {
         let (stream, continuation) = AsyncStream.makeStream(of: AppInput.self)
         let task = Task {
+            let ticker = Task {
+                while !Task.isCancelled {
+                    do { try await clock.sleep(for: tick) } catch { return }
+                    continuation.yield(.tick(clock.now))
+                }
+            }
             await withTaskGroup(of: Void.self) { group in
                 for source in sources {
                     group.addTask {
@@ -24,13 +30,8 @@ public enum LiveInputs {
                         }
                     }
                 }
-                group.addTask {
-                    while !Task.isCancelled {
-                        do { try await clock.sleep(for: tick) } catch { return }
-                        continuation.yield(.tick(clock.now))
-                    }
-                }
             }
+            ticker.cancel()
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }

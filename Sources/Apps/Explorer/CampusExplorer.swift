@@ -8,8 +8,8 @@ public import HAL
 ///
 /// - **Arrival and leaving** use the fix's accuracy σ (5 m when unknown) and a margin: a player
 ///   arrives when `distance + σ ≤ radius` and leaves when `distance − σ > radius + margin`
-///   (margin 20 % of the radius, at least 5 m). A noisy fix at the edge changes nothing. A fix
-///   worse than 50 m is not used for places.
+///   (margin 20 % of the radius, at least 5 m; σ counts up to half the radius). A noisy fix at the
+///   edge changes nothing. A fix worse than 50 m is used neither for places nor for pointing.
 /// - **A lost fix** (mode `none`, or no fix for 5 s) emits `gps.lost` and hides guidance; places,
 ///   pointing and notifications wait until `gps.acquired`. Nothing from a stale fix is shown.
 /// - **Messages:** arriving within twice a place's radius of a place with messages shows
@@ -35,7 +35,7 @@ public struct CampusExplorer: AppLogic {
     private var ids: [String]
     private var index: PlaceIndex
     private var difficulty: Difficulty
-    private var messages: [CampusMessage]
+    private var messages: [String: [CampusMessage]]
     private var targetIndex = 0
     private var fix: LocationFix?
     private var fixTime: Timestamp?
@@ -53,7 +53,7 @@ public struct CampusExplorer: AppLogic {
         try map.validate()
         self.map = map
         difficulty = map.difficulty ?? .easy
-        messages = map.messages ?? []
+        messages = Dictionary(grouping: map.messages ?? [], by: \.place)
         ids = []
         index = PlaceIndex(points: [])
         reindex()
@@ -141,10 +141,12 @@ public struct CampusExplorer: AppLogic {
         let near = index.points(within: 2 * largest + sigma, of: position)
         var distances: [String: Double] = [:]
         for hit in near { distances[ids[hit.index]] = position.distance(to: index.points[hit.index]) }
+        // σ counts up to half a radius: a fix good enough to use can always arrive at the centre.
+        func doubt(_ r: Double) -> Double { min(sigma, r / 2) }
         for id in inside.sorted() {
             let distance = distances[id] ?? .infinity
             let r = radius(id)
-            if distance - sigma > r + max(5, 0.2 * r) {
+            if distance - doubt(r) > r + max(5, 0.2 * r) {
                 inside.remove(id)
                 output.emit("place.left", at: time, ["place": .string(id)])
             }
@@ -153,14 +155,15 @@ public struct CampusExplorer: AppLogic {
             let id = ids[hit.index]
             let distance = distances[id]!
             let r = radius(id)
-            if !inside.contains(id), distance + sigma <= r {
+            if !inside.contains(id), distance + doubt(r) <= r {
                 inside.insert(id)
                 output.emit("place.arrived", at: time, ["place": .string(id), "name": .string(places[id]?.name ?? id), "distance": .rounded(distance)])
                 if id == target { reachTarget(at: time, output: &output) }
             }
-            let count = messages.filter { $0.place == id }.count
+            let count = messages[id]?.count ?? 0
             if count > 0, distance <= 2 * r, !notified.contains(id) {
                 notified.insert(id)
+                if notificationHidesAt != nil { output.emit("message.hidden", at: time) }  // the newer one replaces it
                 notificationHidesAt = time + Self.notificationTime
                 output.emit("message.nearby", at: time, ["place": .string(id), "count": .int(Int64(count))])
             } else if distance > 3 * r {
@@ -221,7 +224,7 @@ public struct CampusExplorer: AppLogic {
     private mutating func handle(_ attitude: AttitudeSample, output: inout AppOutput) {
         let time = attitude.timestamp
         lastAttitudeTime = time
-        guard hasFix, let position = fix?.coordinate else { return }
+        guard hasFix, let position = fix?.coordinate, (fix?.horizontalAccuracy ?? 5) <= Self.worstUsableAccuracy else { return }
         let heading = attitude.heading()
         let cone = map.pointingCone ?? 15
         var best: (id: String, offset: Double, distance: Double, bearing: Double)?
@@ -268,13 +271,13 @@ public struct CampusExplorer: AppLogic {
             guard !text.isEmpty, text.count <= CampusMap.Limits.messageLength else {
                 return refuse("a message has 1–\(CampusMap.Limits.messageLength) characters; this has \(text.count)")
             }
-            messages.append(CampusMessage(place: place, author: user, text: text))
+            messages[place, default: []].append(CampusMessage(place: place, author: user, text: text))
             output.emit("message.left", at: time, ["place": .string(place), "author": .string(user)])
         case "readMessages":
-            guard hasFix, let place = inside.sorted().first(where: { id in messages.contains { $0.place == id } }) else {
+            guard hasFix, let place = inside.sorted().first(where: { messages[$0] != nil }) else {
                 return refuse("messages can be read only at their place")
             }
-            for message in messages where message.place == place {
+            for message in messages[place] ?? [] {
                 output.emit("message.read", at: time, ["place": .string(place), "author": .string(message.author), "text": .string(message.text)])
             }
         case "addPlace":
@@ -288,7 +291,7 @@ public struct CampusExplorer: AppLogic {
             } catch {
                 return refuse(error.description)
             }
-            map.places?[id] = place
+            map.places = (map.places ?? [:]).merging([id: place]) { _, new in new }
             reindex()
             output.emit("place.added", at: time, ["place": .string(id), "name": .string(place.name ?? id)])
         case "setDifficulty":

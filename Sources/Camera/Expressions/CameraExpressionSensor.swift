@@ -1,11 +1,11 @@
 public import HAL
 
 /// The facial-expression input: a camera's frames through an ``ExpressionClassifier``, one reading per
-/// frame (the largest face, or no face), optionally smoothed over a window of frames.
+/// frame (the face fer would report first, or no face), optionally smoothed over a window of frames.
 ///
 /// Frames in memory are converted to gray by OpenCV; frames stored as files (a replayed trace) are read
 /// from `frameFolder`, the trace's folder. A frame that cannot be read or converted (a corrupt JPEG) is
-/// skipped and the stream goes on; the camera's own errors end the stream.
+/// skipped and the stream goes on; the camera's own errors, and a failing model, end the stream.
 public struct CameraExpressionSensor<Source: Camera>: ExpressionSensor {
     /// The device: the camera's, as an expression sensor.
     public let info: DeviceInfo
@@ -33,14 +33,17 @@ public struct CameraExpressionSensor<Source: Camera>: ExpressionSensor {
     /// Readings as frames arrive.
     public func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<ExpressionReading, any Error> {
         let frames = camera.readings(buffering: buffering)
-        let classifier = classifier, smoothing = smoothing, folder = frameFolder
+        let classifier = classifier, smoothing = smoothing, folder = frameFolder, uri = info.uri
         return AsyncThrowingStream(bufferingPolicy: buffering.asyncThrowingStreamPolicy(ExpressionReading.self)) { continuation in
             let task = Task {
                 var smoother = ExpressionSmoother(window: smoothing)
                 do {
                     for try await frame in frames {
-                        guard let gray = try? CVImage.image(of: frame, frameFolder: folder, as: .gray),
-                              let reading = try? classifier.reading(for: gray, at: frame.timestamp) else { continue }
+                        guard let gray = try? CVImage.image(of: frame, frameFolder: folder, as: .gray) else { continue }
+                        let reading: ExpressionReading
+                        do { reading = try classifier.reading(for: gray, at: frame.timestamp) } catch {
+                            throw DeviceError(.ioFailure, uri: uri, "the expression model failed on frame \(frame.sequence): \(error)")
+                        }
                         continuation.yield(smoother.smooth(reading))
                     }
                     continuation.finish()

@@ -93,15 +93,23 @@ public final class V4L2Camera: Camera {
             let format = try device.negotiate(format: options.format, size: options.size, rate: options.framesPerSecond)
             let stream = try V4L2Stream(device: device, format: format, bufferCount: options.bufferCount)
             defer { stream.stop() }
+            var undecodable = 0
             while !stop.isSet {
                 try stream.next(timeout: 200) { borrowed in
                     if let target = options.convert {
-                        yield(try Self.converted(borrowed, to: target))
+                        // A frame that does not convert (a corrupt MJPEG transfer) is skipped and counted.
+                        guard let frame = try? Self.converted(borrowed, to: target) else {
+                            undecodable += 1
+                            return
+                        }
+                        yield(frame)
                     } else {
                         yield(borrowed.copied())
                     }
                 }
-                counts.value = stream.statistics
+                var statistics = stream.statistics
+                statistics.errors += undecodable
+                counts.value = statistics
             }
         }
     }

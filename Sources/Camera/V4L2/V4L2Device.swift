@@ -258,6 +258,11 @@ public final class V4L2Device {
     private func setRate(_ rate: Double) throws(DeviceError) -> Double {
         var parameters = v4l2_streamparm()
         parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        // A driver without V4L2_CAP_TIMEPERFRAME runs at its own rate: report it rather than fail.
+        if hal_v4l2_ioctl(descriptor, HAL_VIDIOC_G_PARM, &parameters) == 0,
+           parameters.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) == 0 {
+            return Self.rate(parameters.parm.capture.timeperframe)
+        }
         // An exact fraction for the common rates: 1/30, 1001/30000 and so on.
         let denominator = UInt32((rate * 1000).rounded())
         parameters.parm.capture.timeperframe = v4l2_fract(numerator: 1000, denominator: denominator)

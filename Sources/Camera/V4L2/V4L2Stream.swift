@@ -31,7 +31,8 @@ public struct V4L2Statistics: Sendable, Hashable {
     public var delivered = 0
     /// Frames the driver dropped: gaps in the sequence numbers.
     public var dropped = 0
-    /// Buffers the driver flagged as errors (`V4L2_BUF_FLAG_ERROR`), skipped.
+    /// Frames skipped as errors: buffers flagged `V4L2_BUF_FLAG_ERROR`, `DQBUF` failing with `EIO`, and,
+    /// with `convert=`, frames that did not convert.
     public var errors = 0
 }
 
@@ -103,6 +104,10 @@ public final class V4L2Stream {
         buffer.memory = V4L2_MEMORY_MMAP.rawValue
         let status = hal_v4l2_ioctl(device.descriptor, HAL_VIDIOC_DQBUF, &buffer)
         if status == EAGAIN { return false }
+        if status == EIO {  // "a temporary error": the buffer comes back flagged or is requeued by the driver
+            statistics.errors += 1
+            return true
+        }
         guard status == 0 else {
             throw DeviceError(errno: status, uri: device.uri, doing: "VIDIOC_DQBUF", access: V4L2Device.accessHelp)
         }
