@@ -1,6 +1,7 @@
 import Apps
 import ArgumentParser
 import Dispatch
+import Foundation
 import HAL
 import Simulator
 #if canImport(Glibc)
@@ -126,9 +127,11 @@ struct Run: AsyncParsableCommand {
     private func live<Logic: AppLogic>(_ logic: Logic, factory: DeviceFactory, speaker: (any Speaker)?) async throws {
         var sources: [AsyncThrowingStream<Reading, any Error>] = []
         for uri in devices { sources.append(try factory.open(uri, as: (any ReadingSource).self).anyReadings()) }
+        // What the speaker played comes back to the app, so that it knows when a clip has ended.
+        let feedback = speaker.map { [Self.readings($0.events(buffering: .unbounded))] } ?? []
         let clock = MonotonicClock()
         let start = clock.now
-        let inputs = LiveInputs.merge(sources, clock: clock) { printError("device ended: \($0)") }
+        let inputs = LiveInputs.merge(sources, feedback: feedback, clock: clock) { printError("device ended: \($0)") }
         let running = Task {
             var runner = AppRunner(logic: logic, speaker: speaker)
             var log = EventPrinter(start: start)
@@ -150,11 +153,31 @@ struct Run: AsyncParsableCommand {
         interrupt.cancel()
     }
 
+    private static func readings(_ events: AsyncThrowingStream<PlaybackEvent, any Error>) -> AsyncThrowingStream<Reading, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await event in events { continuation.yield(.playback(event)) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     private func write(_ inputs: Trace, events: [AppEvent], to path: String) throws {
         var channels = inputs.header.channels
         channels.append(TraceChannel(id: "app", kind: .app, source: "app:\(app)", name: app, backend: "apps"))
         let appChannel = channels.count - 1
-        var records = inputs.records
+        // Frames recorded from files are copied in, so the new trace keeps them in its own folder.
+        var records = try inputs.records.map { record -> TraceRecord in
+            guard case .frame(var frame) = record.reading, case .file(let path) = frame.storage else { return record }
+            guard let data = FileManager.default.contents(atPath: path) else { throw ScriptError(file: path, "cannot read the frame file") }
+            frame.storage = .bytes([UInt8](data))
+            return TraceRecord(channel: record.channel, reading: .frame(frame))
+        }
         records += events.map { TraceRecord(channel: appChannel, reading: .appEvent($0)) }
         records = records.enumerated().sorted { ($0.element.timestamp, $0.element.channel, $0.offset) < ($1.element.timestamp, $1.element.channel, $1.offset) }.map(\.element)
         let writer = try TraceWriter(path: path, header: TraceHeader(channels: channels, metadata: ["recorded-by": "hal run \(app)"]), durability: .buffered)

@@ -1,4 +1,6 @@
 import Foundation
+import HAL
+import Simulator
 import Testing
 import TestSupport
 
@@ -61,6 +63,20 @@ import TestSupport
         #expect(info.output.contains("app"), "\(info.output)")
         let lines = try String(contentsOfFile: folder + "/run.jsonl", encoding: .utf8).split(separator: "\n")
         #expect(lines.contains { $0.contains(#""ch":"app","event":"bar.spoken","data":{"text":"I want juice","voice":"en"}"#) })
+    }
+
+    @Test func aRecordedRunKeepsItsFramesInItsOwnFolder() async throws {
+        let folder = try makeScratchFolder()
+        let run = try await runProcess(
+            halExecutable, ["run", "fieldguide", packageRoot + "/traces/fieldguide/walk.run.json", "--record", folder + "/guide.jsonl"], timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        let trace = try Trace.load(path: folder + "/guide.jsonl")
+        let frames = trace.records.compactMap { Frame($0.reading) }
+        #expect(frames.count == 20)
+        #expect(frames.allSatisfy { frame in
+            guard case .file(let path) = frame.storage else { return false }
+            return path.hasPrefix("guide.frames/") && FileManager.default.fileExists(atPath: folder + "/" + path)
+        })
     }
 
     @Test func badConfigsNameTheFileAndTheField() async throws {

@@ -60,6 +60,16 @@ import Glibc
         #expect(capture.end < capture.start + capture.duration)
     }
 
+    @Test func aClipTheSpeakerFinishedPlaysAgainOnTheNextTap() async throws {
+        var inputs = tap(1, 0.5, 0.5)
+        inputs.append(.reading(.playback(PlaybackEvent(timestamp: at(3), phase: .finished, item: .clip(name: "song.wav")))))
+        inputs += tap(4, 0.5, 0.5)
+        let log = await events(try ExperienceViewer(config: ViewerConfig(experience: Self.oneView())), inputs)
+        #expect(log.named("sound.finished").map(\.timestamp) == [at(3)])
+        #expect(log.named("sound.played").count == 2)
+        #expect(log.named("sound.paused").isEmpty)
+    }
+
     @Test func aDoorBeforeEveryClipWarnsFinishFirstStaysAndGoOnLeaves() async throws {
         let door = Self.screenX(yaw: 25)
         var inputs = tap(1, 0.5, 0.5) + tap(2, door, 0.5)  // the sound, then the door with the video unplayed

@@ -7,9 +7,11 @@ public import HAL
 /// Replays are fed in trace order instead, which is what makes them deterministic.
 public enum LiveInputs {
     /// The merged stream. A device whose stream fails is reported to `onDeviceError` and dropped;
-    /// the others go on. The stream ends when the consuming task is cancelled.
+    /// the others go on. The stream ends when every device has ended, or the consuming task is cancelled.
+    /// `feedback` streams (a speaker's playback events) are merged too, but do not keep the stream going.
     public static func merge<C: Clock>(
-        _ sources: [AsyncThrowingStream<Reading, any Error>], clock: C, tick: Duration = .milliseconds(100),
+        _ sources: [AsyncThrowingStream<Reading, any Error>], feedback: [AsyncThrowingStream<Reading, any Error>] = [],
+        clock: C, tick: Duration = .milliseconds(100),
         onDeviceError: @escaping @Sendable (any Error) -> Void = { _ in }
     ) -> AsyncStream<AppInput> where C.Instant == Timestamp, C.Duration == Duration {
         let (stream, continuation) = AsyncStream.makeStream(of: AppInput.self)
@@ -19,6 +21,9 @@ public enum LiveInputs {
                     do { try await clock.sleep(for: tick) } catch { return }
                     continuation.yield(.tick(clock.now))
                 }
+            }
+            let listeners = feedback.map { stream in
+                Task { do { for try await reading in stream { continuation.yield(.reading(reading)) } } catch {} }
             }
             await withTaskGroup(of: Void.self) { group in
                 for source in sources {
@@ -32,6 +37,7 @@ public enum LiveInputs {
                 }
             }
             ticker.cancel()
+            for listener in listeners { listener.cancel() }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }

@@ -32,7 +32,8 @@ public struct ViewerConfig: Sendable, Hashable, Codable {
 /// - **Taps** hit the nearest hotspot whose angular radius holds the tapped direction, through the
 ///   view's rectilinear projection (``ViewDirectionController/Settings`` field of view).
 /// - **Sound** hotspots play on the speaker; tapping the playing one pauses it, tapping it again resumes;
-///   another sound stops the first. Leaving a panorama stops its sound.
+///   another sound stops the first. Leaving a panorama stops its sound. The speaker's `finished`
+///   playback events, when fed back as inputs (live runs do), end the sound, so a tap plays it again.
 /// - **Doors:** before every sound and video of the panorama has been played, a door shows the
 ///   incomplete-panorama warning: tapping the left half of its dialog (y 0.55–0.75) is "finish first"
 ///   (stay), the right half "go on".
@@ -85,6 +86,13 @@ public struct ExperienceViewer: AppLogic {
                let attitude = fusion.add(sample) { handle(attitude, output: &output) }
         case .reading(.attitude(let attitude)):
             handle(attitude, output: &output)
+        case .reading(.playback(let event)):
+            // The speaker's own report that a clip ended: tapping the hotspot plays it again, not pauses.
+            if event.phase == .finished, case .clip(let name) = event.item, let sound,
+               panorama.hotspots.first(where: { $0.id == sound.hotspot })?.clip == name {
+                self.sound = nil
+                output.emit("sound.finished", at: event.timestamp, ["hotspot": .string(sound.hotspot)])
+            }
         case .reading(.pointer(let event)):
             controller.handle(event)
             reportView(at: event.timestamp, output: &output)

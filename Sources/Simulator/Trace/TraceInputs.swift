@@ -17,7 +17,8 @@ extension Trace {
     /// One trace holding every channel of `traces`, in the order given, with their records.
     ///
     /// Channel ids must differ across the traces: a clash is an error naming the channel and both traces.
-    /// Metadata is merged, the first trace winning.
+    /// Metadata is merged, the first trace winning. Frame files are referred to by their path from here,
+    /// since the merged trace has no folder of its own.
     public static func merging(_ traces: [Trace]) throws(TraceError) -> Trace {
         var channels: [TraceChannel] = []
         var owners: [String: String] = [:]
@@ -34,7 +35,16 @@ extension Trace {
                 owners[channel.id] = owner
                 channels.append(channel)
             }
-            records += trace.records.map { TraceRecord(channel: $0.channel + offset, reading: $0.reading) }
+            let folder = trace.path.map { TracePath.folder(ofTraceAt: $0) }
+            records += trace.records.map { record in
+                var reading = record.reading
+                // Frame files stay reachable from the merged trace, wherever it is written.
+                if case .frame(var frame) = reading, case .file(let path) = frame.storage, !path.hasPrefix("/"), let folder {
+                    frame.storage = .file(path: folder + "/" + path)
+                    reading = .frame(frame)
+                }
+                return TraceRecord(channel: record.channel + offset, reading: reading)
+            }
             metadata.merge(trace.header.metadata) { first, _ in first }
         }
         return Trace(header: TraceHeader(channels: channels, metadata: metadata), records: records)
