@@ -198,7 +198,7 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",
-            dependencies: ["HALCommand", "TestSupport"],
+            dependencies: ["HALCommand", "Simulator", "TestSupport"],
             swiftSettings: strictSwift6
         ),
     ]

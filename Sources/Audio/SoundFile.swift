@@ -3,7 +3,11 @@ public import HAL
 
 /// Audio files through libsndfile: WAV, FLAC and OGG Vorbis in, 16-bit WAV out.
 public enum SoundFile {
-    /// Reads a whole file as 32-bit float samples.
+    /// The longest clip read, seconds: a header may claim any length, and memory follows what is read.
+    public static let maximumDuration = 600.0
+
+    /// Reads a whole file as 32-bit float samples, in blocks, so memory follows the audio actually in the
+    /// file, never a length its header claims. Longer than ``maximumDuration`` is an error.
     public static func read(_ path: String) throws(AudioFileError) -> PCMAudio {
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
@@ -13,12 +17,25 @@ public enum SoundFile {
         guard info.channels > 0, info.samplerate > 0, info.frames >= 0 else {
             throw AudioFileError(path: path, "no audio (\(info.channels) channels at \(info.samplerate) Hz)")
         }
-        var samples = [Float](repeating: 0, count: Int(info.frames) * Int(info.channels))
-        let read = samples.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
+        let limit = Int64(maximumDuration * Double(info.samplerate))
+        guard info.frames <= limit else {
+            throw AudioFileError(path: path, "\(info.frames) frames is longer than \(Int(maximumDuration)) s at \(info.samplerate) Hz; clips are at most \(Int(maximumDuration)) s")
+        }
+        let channels = Int(info.channels), blockFrames = 65_536
+        var samples: [Float] = []
+        var block = [Float](repeating: 0, count: blockFrames * channels)
+        var read: Int64 = 0
+        while read < info.frames {
+            let wanted = min(Int64(blockFrames), info.frames - read)
+            let got = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, wanted) }
+            if got <= 0 { break }
+            samples += block[0..<(Int(got) * channels)]
+            read += got
+        }
         guard read == info.frames else {
             throw AudioFileError(path: path, "truncated: \(read) of \(info.frames) frames read")
         }
-        return PCMAudio(sampleRate: Int(info.samplerate), channelCount: Int(info.channels), samples: samples)
+        return PCMAudio(sampleRate: Int(info.samplerate), channelCount: channels, samples: samples)
     }
 
     /// Writes audio as a 16-bit PCM WAV file.

@@ -407,6 +407,33 @@ struct OutputSpeakerControlTests {
 ///
 /// alsa-lib reads `ALSA_CONFIG_PATH` once per process, so this is the only test that opens an ALSA
 /// device in the test process itself; the others run `hal` with their own configuration.
+/// Sound files whose headers lie about their length.
+struct SoundFileBoundTests {
+    @Test func aHeaderClaimingABillionFramesReadsOnlyWhatIsThere() throws {
+        let folder = try makeScratchFolder()
+        let claimed: UInt32 = 2_000_000_000  // bytes of 16-bit mono: a billion frames
+        var bytes = Array("RIFF".utf8) + withUnsafeBytes(of: (claimed + 36).littleEndian, Array.init) + Array("WAVEfmt ".utf8)
+        for (value, size) in [(16, 4), (1, 2), (1, 2), (16000, 4), (32000, 4), (2, 2), (16, 2)] as [(UInt32, Int)] {
+            bytes += withUnsafeBytes(of: value.littleEndian, Array.init).prefix(size)
+        }
+        bytes += Array("data".utf8) + withUnsafeBytes(of: claimed.littleEndian, Array.init) + [UInt8](repeating: 0x10, count: 100)
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/claim.wav"))
+        let audio = try SoundFile.read(folder + "/claim.wav")
+        #expect(audio.samples.count == 50)  // libsndfile trusts the file's length; memory follows what was read
+    }
+
+    @Test func aClipLongerThanTenMinutesIsRefusedWithItsLength() throws {
+        let folder = try makeScratchFolder()
+        try SoundFile.writeWAV(PCMAudio(sampleRate: 1000, channelCount: 1, samples: [Float](repeating: 0, count: 601_000)), to: folder + "/long.wav")
+        do {
+            _ = try SoundFile.read(folder + "/long.wav")
+            Issue.record("an 601 s clip was read")
+        } catch {
+            #expect(error.description.contains("601000 frames is longer than 600 s at 1000 Hz"), "\(error)")
+        }
+    }
+}
+
 struct ALSAUnderrunTests {
     @Test func aPauseLongerThanTheBufferUnderrunsAndIsRecovered() async throws {
         let folder = try makeScratchFolder()

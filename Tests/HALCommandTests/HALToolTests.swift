@@ -1,4 +1,5 @@
 import Foundation
+import Simulator
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -223,6 +224,54 @@ private func hal(_ arguments: String...) throws -> Run {
         #expect(run.status == 0, "\(run.errors)")
         let count = run.output.split(separator: "\n").first { $0.hasPrefix("records:") }.map { Int($0.split(separator: " ").last!)! } ?? 0
         #expect(count >= 49)
+    }
+
+    /// Killed at 20 seeded random moments, a recording is always readable: every whole record, and at most
+    /// one partial line at the end, reported as a truncation.
+    @Test func aRecordingKilledAtRandomMomentsIsAlwaysReadable() throws {
+        let folder = try makeScratchFolder()
+        var random = SeededRandom(seed: 20261121)
+        for attempt in 0..<20 {
+            let path = folder + "/killed-\(attempt).jsonl"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: halExecutable)
+            process.arguments = ["record", "--quiet", "--out", path,
+                                 "trace:traces/lobby-lookaround.jsonl?rate=50&loop=0#gyro", "trace:traces/lobby-lookaround.jsonl?rate=50&loop=0#touch"]
+            process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: 0.05 + random.unit() * 0.4)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            guard FileManager.default.fileExists(atPath: path) else { continue }  // killed before it made the file
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let wholeLines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().count
+            guard wholeLines > 0 else { continue }  // killed before the header was whole
+            let trace = try Trace.load(path: path)
+            #expect(trace.records.count == wholeLines - 1, "attempt \(attempt)")
+            if bytes.last != UInt8(ascii: "\n") { #expect(trace.truncation != nil, "attempt \(attempt)") }
+        }
+    }
+
+    /// A recording that fills its disk (a 64 KB tmpfs) stops with a clear error, and what it wrote stays readable.
+    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskStopsTheRecordingWithAClearErrorAndKeepsWhatWasWritten() throws {
+        let folder = try makeScratchFolder()
+        let disk = folder + "/small-disk"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let mount = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", disk], timeout: 30)
+        try #require(mount.status == 0, "\(mount.output)")
+        defer { _ = try? runProcess("/bin/umount", [disk], timeout: 30) }
+        let path = disk + "/full.jsonl"
+        let run = try hal("record", "--quiet", "--out", path, "trace:traces/lobby-lookaround.jsonl?rate=50&loop=0#gyro")
+        #expect(run.status != 0)
+        #expect(run.errors.contains("the disk is full; records up to line"), "\(run.errors)")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(bytes.count > 60_000)
+        let wholeLines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().count
+        let trace = try Trace.load(path: path)
+        #expect(trace.records.count == wholeLines - 1)
+        #expect(trace.records.count > 500)
     }
 
     @Test func inputImportWritesOneChannelPerRoleFromAnEvemuRecording() throws {

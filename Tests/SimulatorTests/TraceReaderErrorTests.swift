@@ -2,6 +2,7 @@ import Foundation
 import HAL
 import Simulator
 import Testing
+import TestSupport
 
 /// Every way a trace can be bad gets an error naming the file, the line and the field.
 @Suite struct TraceReaderErrorTests {
@@ -191,5 +192,44 @@ import Testing
         expectError(
             [Self.header, "", Self.good, "   ", #"{"t":11,"ch":"gyro"}"#],
             kind: .missingField, line: 5, field: "v", message: "required vector [x, y, z] is missing")
+    }
+}
+
+/// Inputs built to exhaust memory give errors instead.
+@Suite struct ResourceBoundTests {
+    @Test func aHundredMegabyteLineIsAnErrorAfterSixteen() throws {
+        let folder = try makeScratchFolder()
+        let path = folder + "/long.jsonl"
+        let header = #"{"format":"hal-trace","version":1,"channels":[{"id":"gyro","kind":"gyroscope","source":"test","units":"rad/s"}]}"#
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        handle.write(Data((header + "\n" + #"{"t":0,"ch":"gyro","v":[0,0,"#).utf8))
+        let chunk = Data(repeating: UInt8(ascii: "1"), count: 1 << 20)
+        for _ in 0..<100 { handle.write(chunk) }
+        handle.write(Data("]}\n".utf8))
+        try handle.close()
+        do {
+            _ = try Trace.load(path: path)
+            Issue.record("a 100 MB line was read")
+        } catch {
+            #expect("\(error)".contains("long.jsonl:2"), "\(error)")
+            #expect("\(error)".contains("the line is longer than 16777216 bytes"), "\(error)")
+        }
+    }
+
+    @Test func deeplyNestedJSONInAScriptIsAnErrorWithItsPlace() throws {
+        let folder = try makeScratchFolder()
+        let path = folder + "/deep.motion.json"
+        try ("{\"rate\": 100, \"steps\": " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ScriptError.self) { try MotionScript.load(path: path) }
+        do { _ = try MotionScript.load(path: path) } catch {
+            #expect("\(error)".contains("deep.motion.json: line 1, column"), "\(error)")
+            #expect("\(error)".contains("too many nested arrays or dictionaries"), "\(error)")
+        }
+        try "{\"rate\": 100,\n \"steps\": x}".write(toFile: path, atomically: true, encoding: .utf8)
+        do { _ = try MotionScript.load(path: path) } catch {
+            #expect("\(error)" == "\(path): line 2, column 11: not JSON: invalid value", "\(error)")
+        }
     }
 }

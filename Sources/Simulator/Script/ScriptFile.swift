@@ -10,6 +10,9 @@ public enum ScriptFile {
         }
         let value: Value
         do { value = try JSONDecoder().decode(Value.self, from: data) } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let syntax = syntaxError(in: data) {
+                throw ScriptError(file: path, syntax)
+            }
             throw ScriptError(file: path, ScriptError.describe(error))
         } catch {
             throw ScriptError(file: path, "not JSON: \(error.localizedDescription)")
@@ -18,6 +21,24 @@ public enum ScriptFile {
             throw ScriptError(file: path, "\(unknown): unknown field")
         }
         return value
+    }
+
+    /// Why `data` is not JSON, with the line and column: JSONDecoder only says that it is not.
+    static func syntaxError(in data: Data) -> String? {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            let reason = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+            // "Invalid value around character 31." -> line and column of that byte.
+            guard let range = reason.range(of: #"around character (\d+)"#, options: .regularExpression),
+                  let offset = Int(reason[range].split(separator: " ").last ?? "") else { return "not JSON: \(reason)" }
+            let prefix = data.prefix(offset)
+            let line = prefix.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let column = offset - (prefix.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            let what = reason.replacingOccurrences(of: #" around character \d+\.?"#, with: "", options: .regularExpression)
+            return "line \(line), column \(column): not JSON: \(what.lowercased())"
+        }
     }
 }
 
