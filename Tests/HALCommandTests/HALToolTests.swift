@@ -253,6 +253,15 @@ private func hal(_ arguments: String...) throws -> Run {
         }
     }
 
+    /// An endless unpaced replay leaves its consumers time to run: the recorder writes while it replays.
+    @Test func anEndlessUnpacedReplayIsRecordedWhileItRuns() throws {
+        let folder = try makeScratchFolder()
+        let run = try hal("record", "--quiet", "--out", folder + "/endless.jsonl", "--duration", "1", "trace:traces/lobby-lookaround.jsonl?loop=0#gyro")
+        #expect(run.status == 0, "\(run.errors)")
+        let count = run.errors.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        #expect(count > 10_000, "\(run.errors)")
+    }
+
     /// A recording that fills its disk (a 64 KB tmpfs) stops with a clear error, and what it wrote stays readable.
     @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
     func aFullDiskStopsTheRecordingWithAClearErrorAndKeepsWhatWasWritten() throws {

@@ -91,6 +91,7 @@ public struct TraceReplay: Sendable {
     ) async throws where PacingClock.Duration == Duration {
         guard let first = firstTimestamp else { return }
         let startedAt = pacingClock.now
+        var delivered = 0
         var loop: Int64 = 0
         while options.loops.map({ loop < $0 }) ?? true {
             let shift = loopPeriod.wholeNanoseconds * loop
@@ -100,6 +101,11 @@ public struct TraceReplay: Sendable {
                 if let factor = options.pacing.factor {
                     let elapsed = Double(record.timestamp.nanoseconds - first.nanoseconds) / factor
                     try await pacingClock.sleep(until: startedAt.advanced(by: .nanoseconds(Int64(elapsed.rounded()))), tolerance: nil)
+                } else {
+                    // Unpaced, nothing here suspends: let the consumers run now and then, or an endless
+                    // loop would keep a thread of the cooperative pool to itself.
+                    delivered &+= 1
+                    if delivered % 1024 == 0 { await Task.yield() }
                 }
                 clock?.advance(to: record.timestamp)
                 try await deliver(record)
