@@ -1,4 +1,5 @@
 import CALSA
+import Synchronization
 public import HAL
 #if canImport(Glibc)
 import Glibc
@@ -14,8 +15,9 @@ public final class ALSAOutput: PCMOutput {
     public let device: String
     /// Seconds of audio the device buffers.
     public let latency: Double
-    /// Underruns recovered so far.
-    public private(set) var underruns = 0
+    /// How many underruns (`EPIPE`) were recovered since the output opened. Read from any thread.
+    public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    private let underrunCount = Atomic<Int>(0)
     private let uri: String
     private var pcm: OpaquePointer?
     private var channelCount = 1
@@ -77,7 +79,7 @@ public final class ALSAOutput: PCMOutput {
             if code == -EPIPE || code == -ESTRPIPE || code == -EINTR {
                 let recovered = snd_pcm_recover(pcm, code, 1)
                 if recovered == 0 {
-                    if code == -EPIPE { underruns += 1 }
+                    if code == -EPIPE { underrunCount.add(1, ordering: .relaxed) }
                     continue
                 }
                 throw failure(recovered, "cannot recover from \(String(cString: snd_strerror(code)))")

@@ -46,15 +46,18 @@ struct Record: AsyncParsableCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
         interrupt.setEventHandler { recording.cancel() }
         interrupt.resume()
-        let limit = duration.map { seconds in
-            Task {
-                try await Task.sleep(for: .nanoseconds(Int64(seconds * 1e9)))
-                recording.cancel()
+        var limit: Task<Void, any Error>?
+        if let duration {
+            let target = recording
+            limit = Task {
+                try await Task.sleep(for: .nanoseconds(Int64(duration * 1e9)))
+                target.cancel()
             }
         }
+        let channels = sources  // a constant copy for the progress task
         let progress = quiet ? nil : Task {
             while !Task.isCancelled {
-                Self.showProgress(recorder.counts, sources, since: started, final: false)
+                Self.showProgress(recorder.counts, channels, since: started, final: false)
                 try await Task.sleep(for: .milliseconds(250))
             }
         }
@@ -62,7 +65,7 @@ struct Record: AsyncParsableCommand {
         progress?.cancel()
         limit?.cancel()
         interrupt.cancel()
-        if !quiet { Self.showProgress(summary.counts, sources, since: started, final: true) }
+        if !quiet { Self.showProgress(summary.counts, channels, since: started, final: true) }
         for failure in summary.failures { printError("channel \(failure.channel) ended: \(failure.error)") }
         printError("wrote \(summary.counts.reduce(0, +)) records to \(out)\(summary.stopped ? " (stopped)" : "")")
         if !summary.failures.isEmpty { throw ExitCode(2) }

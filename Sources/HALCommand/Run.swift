@@ -141,10 +141,12 @@ struct Run: AsyncParsableCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
         interrupt.setEventHandler { running.cancel() }
         interrupt.resume()
-        let limit = duration.map { seconds in
-            Task {
-                try await Task.sleep(for: .nanoseconds(Int64(seconds * 1e9)))
-                running.cancel()
+        var limit: Task<Void, any Error>?
+        if let duration {
+            let target = running
+            limit = Task {
+                try await Task.sleep(for: .nanoseconds(Int64(duration * 1e9)))
+                target.cancel()
             }
         }
         // Ends when the devices end, the time is up, or Ctrl-C.
