@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "Sensors", targets: ["Sensors"]),
         .library(name: "Apps", targets: ["Apps"]),
         .library(name: "Camera", targets: ["Camera"]),
+        // The parsers' fuzz entry points, for `scripts/fuzz` (built with -sanitize=fuzzer there).
+        .library(name: "FuzzEntries", type: .dynamic, targets: ["FuzzEntries"]),
         .executable(name: "hal", targets: ["HALCommand"]),
     ],
     dependencies: [
@@ -142,6 +144,11 @@ let package = Package(
             path: "Benchmarks/CameraPipeline",
             swiftSettings: strictSwift6
         ),
+
+        // Fuzz entry points over every parser: `scripts/fuzz` builds them with libFuzzer's instrumentation.
+        .target(
+            name: "FuzzEntries", dependencies: ["Simulator", "NMEA", "InputEvents", "Apps"], path: "Fuzz/FuzzEntries",
+            swiftSettings: strictSwift6),
 
         // Place lookups: `Benchmarks/spatial` builds this in release and runs it beside SQLite's R*Tree.
         .executableTarget(

@@ -30,7 +30,8 @@ public enum UTCTime {
         return text + "Z"
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z`; returns `nil` for anything else.
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z`; returns `nil` for anything else, and for times that 64-bit
+    /// nanoseconds since 1970 cannot hold (before 1677 or after 2262).
     public static func parse(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
@@ -61,7 +62,12 @@ public enum UTCTime {
             return nil
         }
         let days = days(year: Int(year), month: Int(month), day: Int(day))
-        return (days * 86_400 + hour * 3600 + minute * 60 + second) * 1_000_000_000 + nanos
+        // Nanoseconds since 1970 fit in 64 bits from 1677 to 2262: a time outside is refused, not a trap.
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return nil }
+        let (total, carry) = scaled.addingReportingOverflow(nanos)
+        return carry ? nil : total
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

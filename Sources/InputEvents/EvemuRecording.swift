@@ -121,7 +121,10 @@ public struct EvemuRecording: Sendable {
         guard parts.count == 2, let seconds = Int64(parts[0]), seconds >= 0,
               parts[1].count == 6, let micros = Int64(parts[1]), micros >= 0
         else { return nil }
-        return Timestamp(nanoseconds: seconds * 1_000_000_000 + micros * 1000)
+        // Seconds that do not fit 64-bit nanoseconds are refused, not a trap (found by scripts/fuzz).
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, case (let total, false) = whole.addingReportingOverflow(micros * 1000) else { return nil }
+        return Timestamp(nanoseconds: total)
     }
 }
 

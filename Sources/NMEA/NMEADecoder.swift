@@ -141,10 +141,15 @@ public struct NMEADecoder: Sendable {
             }
             lastTimeOfDay = time
             if let date {
-                var nanoseconds = UTCTime.days(year: date.year, month: date.month, day: date.day) * UTCTime.nanosecondsPerDay
-                    + Int64((time * 1e9).rounded())
-                while nanoseconds < rolloverPivot { nanoseconds += 1024 * 7 * UTCTime.nanosecondsPerDay }
-                fix.utcNanoseconds = nanoseconds
+                // Checked arithmetic: a corrupt date or time gives no UTC time, never a trap (found by scripts/fuzz).
+                let (dayStart, overflow) = UTCTime.days(year: date.year, month: date.month, day: date.day)
+                    .multipliedReportingOverflow(by: UTCTime.nanosecondsPerDay)
+                let ofDay = time * 1e9
+                if !overflow, ofDay.isFinite, abs(ofDay) < 1e15,
+                   case (var nanoseconds, false) = dayStart.addingReportingOverflow(Int64(ofDay.rounded())) {
+                    while nanoseconds < rolloverPivot { nanoseconds += 1024 * 7 * UTCTime.nanosecondsPerDay }
+                    fix.utcNanoseconds = nanoseconds
+                }
             }
         }
         return fix

@@ -62,3 +62,15 @@ extension ValueTypeTests {
         #expect(!(DeviceKind.pointer.readingType is KeyEvent.Type))
     }
 }
+
+/// Regression tests for inputs the fuzzers found.
+@Suite struct FuzzRegressionTests {
+    /// `scripts/fuzz` (trace): a fix's `utc` in the year 9999 overflowed 64-bit nanoseconds and trapped.
+    @Test func aUTCTimeBeyond2262IsRefusedNotATrap() {
+        #expect(UTCTime.parse("9999-12-31T23:59:59Z") == nil)
+        #expect(UTCTime.parse("2262-04-11T23:47:16.854775807Z") == Int64.max)
+        #expect(UTCTime.parse("2262-04-11T23:47:16.854775808Z") == nil)
+        #expect(UTCTime.parse("1600-01-01T00:00:00Z") == nil)
+        #expect(UTCTime.parse("2026-11-21T12:00:00Z") != nil)
+    }
+}

@@ -125,3 +125,18 @@ struct InputDecoderTests {
         #expect(recording.events == [InputEvent(timestamp: Timestamp(nanoseconds: 1_010_000_000), type: 1, code: 30, value: 1)])
     }
 }
+
+/// Inputs `scripts/fuzz` found that crashed the evemu importer, kept as regression tests.
+@Suite struct EvemuFuzzRegressionTests {
+    /// An event time of 10^18 seconds overflowed 64-bit nanoseconds.
+    @Test func anEventTimeBeyond64BitNanosecondsIsALineError() {
+        let text = "# EVEMU 1.3\nN: fuzz\nI: 0003 0000 0000 0000\nE: 1119497005098336255.400000 0003 0000 128\n"
+        do {
+            _ = try EvemuRecording(text: text, file: "crash.evemu")
+            Issue.record("the time was accepted")
+        } catch {
+            #expect(error.description.contains("crash.evemu:4"), "\(error)")
+            #expect(error.description.contains("is not SECONDS.MICROSECONDS"), "\(error)")
+        }
+    }
+}

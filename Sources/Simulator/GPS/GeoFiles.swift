@@ -143,7 +143,11 @@ public enum GeoFiles {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
-        return Int64((date.timeIntervalSince1970 * 1e3).rounded()) * 1_000_000
+        // Outside 1677–2262 the time does not fit 64-bit nanoseconds: refused, not a trap (found by scripts/fuzz).
+        let milliseconds = (date.timeIntervalSince1970 * 1e3).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 9.2e15 else { return nil }
+        let (nanoseconds, overflow) = Int64(milliseconds).multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? nil : nanoseconds
     }
 }
 
@@ -188,6 +192,17 @@ final class XMLTree {
     }
 
     static func parse(_ data: Data, file: String) throws -> XMLTree {
+        // GPX and KML are UTF-8. Foundation's XMLParser traps on names that are not, so check first
+        // (found by scripts/fuzz).
+        if String(validating: data, as: UTF8.self) == nil {
+            var valid = data.count
+            for end in stride(from: data.count, through: 0, by: -1) where String(validating: data.prefix(end), as: UTF8.self) != nil {
+                valid = end
+                break
+            }
+            let line = data.prefix(valid).filter { $0 == UInt8(ascii: "\n") }.count + 1
+            throw GeoFileError(file: file, line: line, message: "not UTF-8 text (byte \(valid + 1)); GPX and KML files are UTF-8")
+        }
         let builder = Builder()
         let parser = XMLParser(data: data)
         parser.delegate = builder

@@ -8,6 +8,15 @@ public enum ScriptFile {
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw ScriptError(file: path, "cannot read: \(error.localizedDescription)")
         }
+        return try decode(data: data, file: path)
+    }
+
+    /// Decodes JSON bytes as ``decode(path:)`` does; `file` names them in errors.
+    public static func decode<Value: Codable>(_ bytes: [UInt8], file path: String) throws -> Value {
+        try decode(data: Data(bytes), file: path)
+    }
+
+    private static func decode<Value: Codable>(data: Data, file path: String) throws -> Value {
         let value: Value
         do { value = try JSONDecoder().decode(Value.self, from: data) } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let syntax = syntaxError(in: data) {
