@@ -1,10 +1,6 @@
 import ArgumentParser
-import Dispatch
 import HAL
 import Simulator
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `hal record --out FILE URI…`: records devices into a trace.
 struct Record: AsyncParsableCommand {
@@ -42,18 +38,7 @@ struct Record: AsyncParsableCommand {
         let started = ContinuousClock.now
         let recording = Task { try await recorder.run() }
 
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { recording.cancel() }
-        interrupt.resume()
-        var limit: Task<Void, any Error>?
-        if let duration {
-            let target = recording
-            limit = Task {
-                try await Task.sleep(for: .nanoseconds(Int64(duration * 1e9)))
-                target.cancel()
-            }
-        }
+        let stop = StopConditions(cancelling: recording, after: duration)
         let channels = sources  // a constant copy for the progress task
         let progress = quiet ? nil : Task {
             while !Task.isCancelled {
@@ -63,8 +48,7 @@ struct Record: AsyncParsableCommand {
         }
         let summary = try await recording.value
         progress?.cancel()
-        limit?.cancel()
-        interrupt.cancel()
+        stop.disarm()
         if !quiet { Self.showProgress(summary.counts, channels, since: started, final: true) }
         for failure in summary.failures { printError("channel \(failure.channel) ended: \(failure.error)") }
         printError("wrote \(summary.counts.reduce(0, +)) records to \(out)\(summary.stopped ? " (stopped)" : "")")

@@ -1,12 +1,8 @@
 import Apps
 import ArgumentParser
-import Dispatch
 import Foundation
 import HAL
 import Simulator
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `hal run APP [SCENARIO]`: runs an app's logic against a QA scenario, traces, or live devices.
 struct Run: AsyncParsableCommand {
@@ -137,22 +133,10 @@ struct Run: AsyncParsableCommand {
             var log = EventPrinter(start: start)
             try await runner.run(inputs, start: start) { log.print($0); log.flush() }
         }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { running.cancel() }
-        interrupt.resume()
-        var limit: Task<Void, any Error>?
-        if let duration {
-            let target = running
-            limit = Task {
-                try await Task.sleep(for: .nanoseconds(Int64(duration * 1e9)))
-                target.cancel()
-            }
-        }
+        let stop = StopConditions(cancelling: running, after: duration)
         // Ends when the devices end, the time is up, or Ctrl-C.
         _ = await running.result
-        limit?.cancel()
-        interrupt.cancel()
+        stop.disarm()
     }
 
     private static func readings(_ events: AsyncThrowingStream<PlaybackEvent, any Error>) -> AsyncThrowingStream<Reading, any Error> {
