@@ -32,11 +32,18 @@ extension ReadingSource {
     /// The readings wrapped as ``Reading`` values, for code that handles every kind alike
     /// (a recorder, a printer).
     public func anyReadings(buffering: ReadingBuffering = .unbounded) -> AsyncThrowingStream<Reading, any Error> {
-        let upstream = readings(buffering: buffering)
-        return AsyncThrowingStream(bufferingPolicy: buffering.asyncThrowingStreamPolicy(Reading.self)) { continuation in
+        readings(buffering: buffering).anyReadings(buffering: buffering)
+    }
+}
+
+extension AsyncThrowingStream where Element: ReadingConvertible, Failure == any Error {
+    /// The stream's values wrapped as ``Reading``s, such as a speaker's playback events fed to code that
+    /// takes readings. Ending iteration cancels the forwarding and this stream.
+    public func anyReadings(buffering: ReadingBuffering = .unbounded) -> AsyncThrowingStream<Reading, any Error> {
+        AsyncThrowingStream<Reading, any Error>(bufferingPolicy: buffering.asyncThrowingStreamPolicy(Reading.self)) { continuation in
             let task = Task {
                 do {
-                    for try await element in upstream { continuation.yield(element.reading) }
+                    for try await element in self { continuation.yield(element.reading) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

@@ -124,7 +124,7 @@ struct Run: AsyncParsableCommand {
         var sources: [AsyncThrowingStream<Reading, any Error>] = []
         for uri in devices { sources.append(try factory.open(uri, as: (any ReadingSource).self).anyReadings()) }
         // What the speaker played comes back to the app, so that it knows when a clip has ended.
-        let feedback = speaker.map { [Self.readings($0.events(buffering: .unbounded))] } ?? []
+        let feedback = speaker.map { [$0.events(buffering: .unbounded).anyReadings()] } ?? []
         let clock = MonotonicClock()
         let start = clock.now
         let inputs = LiveInputs.merge(sources, feedback: feedback, clock: clock) { printError("device ended: \($0)") }
@@ -137,20 +137,6 @@ struct Run: AsyncParsableCommand {
         // Ends when the devices end, the time is up, or Ctrl-C.
         _ = await running.result
         stop.disarm()
-    }
-
-    private static func readings(_ events: AsyncThrowingStream<PlaybackEvent, any Error>) -> AsyncThrowingStream<Reading, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await event in events { continuation.yield(.playback(event)) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
     }
 
     private func write(_ inputs: Trace, events: [AppEvent], to path: String) throws {
