@@ -184,13 +184,7 @@ extension GPSCommand {
         }
 
         func run() async throws {
-            let track: LocationTrack
-            if input.hasSuffix(".walk.json") {
-                let (walk, places) = try WalkScenario.load(path: input)
-                track = try LocationTrack(trace: walk.generate(places: places, source: "sim:\(input)"))
-            } else {
-                track = try LocationTrack(trace: Trace.load(path: input))
-            }
+            let track = try LocationTrack(trace: Trace.loadInput(path: input))
             let pacing: ReplayPacing = rate == 1 ? .realtime : .rate(rate)
             if let port = tcp {
                 let server = try NMEATCPServer(port: port)
