@@ -73,7 +73,4 @@ public struct TapDetector: Sendable {
     private static func travel(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> Double {
         ((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0)).squareRoot()
     }
-
-    /// Whether a drag is under way (a press that has moved too far to be a tap does not count).
-    public var isPressed: Bool { press != nil }
 }

@@ -34,6 +34,8 @@ public struct CampusExplorer: AppLogic {
     private var map: CampusMap
     private var ids: [String]
     private var index: PlaceIndex
+    /// The largest arrival radius, kept with the index: how far a fix's lookup must reach.
+    private var largestRadius = 25.0
     private var difficulty: Difficulty
     private var messages: [String: [CampusMessage]]
     private var targetIndex = 0
@@ -64,6 +66,7 @@ public struct CampusExplorer: AppLogic {
     private mutating func reindex() {
         ids = places.keys.sorted()
         index = PlaceIndex(points: ids.map { places[$0]!.coordinate! }, cellSize: 100)
+        largestRadius = ids.map(radius).max() ?? 25
     }
 
     private func radius(_ id: String) -> Double { places[id]?.radius ?? map.arrivalRadius ?? 25 }
@@ -137,8 +140,7 @@ public struct CampusExplorer: AppLogic {
     }
 
     private mutating func updatePlaces(at position: GeoCoordinate, sigma: Double, time: Timestamp, output: inout AppOutput) {
-        let largest = places.values.map { $0.radius ?? map.arrivalRadius ?? 25 }.max() ?? 25
-        let near = index.points(within: 2 * largest + sigma, of: position)
+        let near = index.points(within: 2 * largestRadius + sigma, of: position)
         var distances: [String: Double] = [:]
         for hit in near { distances[ids[hit.index]] = position.distance(to: index.points[hit.index]) }
         // σ counts up to half a radius: a fix good enough to use can always arrive at the centre.
