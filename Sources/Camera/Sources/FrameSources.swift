@@ -81,6 +81,13 @@ public struct FileCamera: Camera {
         }
     }
 
+    /// The image files in a folder, in name order: what `images:FOLDER` delivers. `nil` when there is no such folder.
+    public static func imageFiles(in folder: String) -> [String]? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        let extensions = [".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff"]
+        return names.filter { name in extensions.contains(where: name.lowercased().hasSuffix) }.sorted().map { folder + "/" + $0 }
+    }
+
     static func imageFrame(_ file: String, index: Int, at timestamp: Timestamp, uri: String) throws -> Frame {
         let lowercased = file.lowercased()
         if lowercased.hasSuffix(".jpg") || lowercased.hasSuffix(".jpeg") || lowercased.hasSuffix(".png") {
@@ -143,10 +150,9 @@ public struct FileCameraBackend: DeviceBackend {
         }
         switch scheme {
         case "images":
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: uri.body) else {
+            guard let files = FileCamera.imageFiles(in: uri.body) else {
                 throw DeviceError(.notFound, uri: uri.description, "no folder \(uri.body)")
             }
-            let files = names.filter { [".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff"].contains(where: $0.lowercased().hasSuffix) }.sorted().map { uri.body + "/" + $0 }
             guard !files.isEmpty else { throw DeviceError(.notFound, uri: uri.description, "no images in \(uri.body)") }
             return FileCamera(source: .images(files), rate: rate ?? 30, uri: uri.description)
         case "video":
