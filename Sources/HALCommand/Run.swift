@@ -59,6 +59,7 @@ struct Run: AsyncParsableCommand {
         if config != nil, inputs.isEmpty, devices.isEmpty { throw ValidationError("--config needs --input or --device") }
         if !devices.isEmpty, !inputs.isEmpty || scenario != nil { throw ValidationError("--device runs live; it does not mix with inputs or a scenario") }
         if !devices.isEmpty, record != nil { throw ValidationError("--record is for replays; record live devices with hal record") }
+        if !devices.isEmpty, faults != nil { throw ValidationError("--faults is for replays; live devices bring their own") }
         if rate != nil, realtime { throw ValidationError("--rate and --realtime are exclusive") }
         if let rate, !(rate > 0) { throw ValidationError("--rate takes a positive number") }
         if check, config != nil { throw ValidationError("--check needs a scenario's expectations") }
@@ -95,25 +96,32 @@ struct Run: AsyncParsableCommand {
         expectations: [EventExpectation], faults: String?, speaker: (any Speaker)?
     ) async throws {
         let trace = try Trace.merging(inputs.map { try Trace.loadInput(path: $0) })
-        var options = ReplayOptions(faults: try faults.map { try FaultPlan.load(path: $0) })
+        let plan = try faults.map { try FaultPlan.load(path: $0) }
+        var options = ReplayOptions(faults: plan)
         if realtime { options.pacing = .realtime } else if let rate { options.pacing = .rate(rate) }
         let replay = try TraceReplay(trace: trace, options: options)
         let start = replay.firstTimestamp ?? .zero
-        var commands = scripted.enumerated()
+        func time(_ seconds: Double) -> Timestamp { start + .nanoseconds(Int64((seconds * 1e9).rounded())) }
+        // Scripted commands, and the speaker going when the plan says, in time order (commands first at a tie).
+        var scripted = scripted.enumerated()
             .sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }
-            .map { AppCommand(timestamp: start + .nanoseconds(Int64(($0.element.at * 1e9).rounded())), action: $0.element.action, arguments: $0.element.with ?? [:]) }
+            .map { AppInput.command(AppCommand(timestamp: time($0.element.at), action: $0.element.action, arguments: $0.element.with ?? [:])) }
+        if let gone = plan?.speakerDisconnect {
+            let input = AppInput.speakerFailed(time(gone), reason: "the speaker disconnected (fault plan)")
+            scripted.insert(input, at: scripted.firstIndex { $0.timestamp > input.timestamp } ?? scripted.endIndex)
+        }
         var runner = AppRunner(logic: logic, speaker: speaker)
         var log = EventPrinter(start: start)
         log.print(await runner.start(at: start))
         try await replay.run(pacingClock: ContinuousClock(), clock: VirtualClock(start: start)) { record in
-            while let command = commands.first, command.timestamp <= record.timestamp {
-                log.print(await runner.feed(.command(command)))
-                commands.removeFirst()
+            while let input = scripted.first, input.timestamp <= record.timestamp {
+                log.print(await runner.feed(input))
+                scripted.removeFirst()
             }
             log.print(await runner.feed(.reading(record.reading)))
         }
-        let last = end.map { start + .nanoseconds(Int64(($0 * 1e9).rounded())) } ?? max(trace.end ?? start, commands.last?.timestamp ?? start)
-        for command in commands where command.timestamp <= last { log.print(await runner.feed(.command(command))) }
+        let last = end.map(time) ?? max(trace.end ?? start, scripted.last?.timestamp ?? start)
+        for input in scripted where input.timestamp <= last { log.print(await runner.feed(input)) }
         log.print(await runner.advance(to: last))
         log.flush()
         if let record { try write(trace, events: log.events, to: record) }

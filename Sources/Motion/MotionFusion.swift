@@ -7,7 +7,13 @@ public import HAL
 /// magnetometer readings of the same instant, whichever order they arrive in: the
 /// gyroscope reading waits until the others have caught up with it, or until the next
 /// gyroscope reading arrives, and is then used with the latest of each.
+///
+/// After a gap longer than ``maximumInterval`` (lost samples, a sensor that went away and came
+/// back) the gyroscope is not integrated over the gap, whose motion is unknown; the accelerometer
+/// then levels the attitude again.
 public struct MotionFusion: Sendable {
+    /// The longest interval, seconds, over which a gyroscope reading is integrated.
+    public static let maximumInterval = 0.5
     /// The filter.
     public private(set) var filter: AttitudeFilter
     /// Whether magnetometer samples are used (9 axes) or ignored (6 axes).
@@ -50,7 +56,7 @@ public struct MotionFusion: Sendable {
         lastUpdate = gyroscope.timestamp
         filter.update(
             gyroscope: gyroscope.value, accelerometer: accelerometer.value, magnetometer: magnetometer?.value,
-            interval: interval)
+            interval: interval > Self.maximumInterval ? 0 : interval)
         return filter.attitude(at: gyroscope.timestamp)
     }
 

@@ -91,33 +91,3 @@ import TestSupport
         #expect(unknown.output.contains("no app 'chess'; the apps are explorer, fieldguide, talkboard, trainer, viewer"))
     }
 }
-
-/// The apps under injected faults, through `hal run --faults`.
-@Suite(.serialized) struct FaultedRunTests {
-    @Test func theExplorerShowsALostFixAtOnceAndTheSameFaultsGiveTheSameLog() async throws {
-        let folder = try makeScratchFolder()
-        let plan = #"{"seed": 9, "faults": [{"kind": "lostFix", "channel": "gps", "from": 200, "to": 215}, {"kind": "duplicate", "channel": "gps", "probability": 0.2}, {"kind": "reorder", "channel": "gps", "probability": 0.1}]}"#
-        try plan.write(toFile: folder + "/plan.json", atomically: true, encoding: .utf8)
-        let scenario = packageRoot + "/traces/ubc/explorer.run.json"
-        let first = try await runProcess(halExecutable, ["run", "explorer", scenario, "--faults", folder + "/plan.json", "--check"], timeout: 60)
-        #expect(first.status == 0, "\(first.output)")
-        let lines = first.output.split(separator: "\n").map(String.init)
-        #expect(lines.contains("  200.000 gps.lost reason=\"no fix\""))
-        #expect(lines.contains("  215.000 gps.acquired accuracy=3.0"))
-        // Nothing from before the loss is shown during it.
-        let during = lines.filter { line in Double(line.split(separator: " ").first ?? "").map { $0 > 200 && $0 < 215 } ?? false }
-        #expect(during.isEmpty, "\(during)")
-        // Duplicated and reordered fixes do not make arrivals flicker.
-        #expect(lines.filter { !$0.hasPrefix("check:") && $0.contains("place.arrived") && $0.contains("clock-tower") }.count == 1)
-        let again = try await runProcess(halExecutable, ["run", "explorer", scenario, "--faults", folder + "/plan.json", "--check"], timeout: 60)
-        #expect(again.output == first.output)
-    }
-
-    @Test func aBadPlanNamesTheFault() async throws {
-        let folder = try makeScratchFolder()
-        try #"{"seed": 1, "faults": [{"kind": "spike", "channel": "gyro"}]}"#.write(toFile: folder + "/plan.json", atomically: true, encoding: .utf8)
-        let run = try await runProcess(halExecutable, ["run", "viewer", "--faults", folder + "/plan.json"], timeout: 60)
-        #expect(run.status != 0)
-        #expect(run.output.contains("plan.json: faults[0]: spike needs a probability"), "\(run.output)")
-    }
-}

@@ -34,6 +34,8 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         #expect(failed.first?.attributes["error"]?.description.contains("the sound card went away") == true)
         #expect(log.named("answer.correct").count == 3)
         #expect(log.last?.name == "stats")
+        // What was asked of the gone speaker is logged as not heard: the next two questions' narration.
+        #expect(log.named("speaker.skipped").map { $0.attributes["text"] } == [.string("Two?"), .string("Three?")])
     }
 
     @Test func timersFireAtTheirOwnDeadlinesWhateverTheInputSpacing() async throws {
@@ -96,5 +98,36 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
             return
         }
         #expect(error.time == at(105))  // the fix's deadline, not the tick that noticed it
+    }
+
+    /// A live speaker whose events stream fails (OutputSpeaker ends it so when its device goes; AudioTests
+    /// covers that side) becomes one `speaker.failed`, and the viewer stops counting on its clip.
+    @Test(.timeLimit(.minutes(1))) func aSpeakerWhoseEventsFailIsReportedAndTheViewerDropsItsSound() async throws {
+        let clock = VirtualClock(start: .zero)
+        let (touch, fingers) = AsyncThrowingStream.makeStream(of: Reading.self)
+        let (playback, speakerEvents) = AsyncThrowingStream.makeStream(of: Reading.self)
+        let inputs = LiveInputs.merge([touch], feedback: [playback], clock: clock, tick: .seconds(3600))
+        let (seen, saw) = AsyncStream.makeStream(of: String.self)
+        let run = Task {
+            var runner = AppRunner(logic: try ExperienceViewer(config: ViewerConfig(experience: ViewerTests.oneView())))
+            var log: [AppEvent] = []
+            try await runner.run(inputs, start: .zero) { batch in
+                log += batch
+                for event in batch { saw.yield(event.name) }
+            }
+            return log
+        }
+        for case .reading(let reading) in tap(1, 0.5, 0.5) { fingers.yield(reading) }
+        var names = seen.makeAsyncIterator()
+        while let name = await names.next(), name != "sound.played" {}
+        speakerEvents.finish(throwing: DeviceError(.disconnected, uri: "alsa:test", "the device went away"))
+        while let name = await names.next(), name != "sound.interrupted" {}
+        for case .reading(let reading) in tap(2, 0.5, 0.5) { fingers.yield(reading) }
+        fingers.finish()
+        let log = try await run.value
+        #expect(log.named("speaker.failed").map { $0.attributes["error"]?.description.contains("the device went away") } == [true])
+        // The second tap plays the clip again instead of pausing a clip no one hears.
+        #expect(log.named("sound.played").count == 2)
+        #expect(log.named("sound.paused").isEmpty)
     }
 }

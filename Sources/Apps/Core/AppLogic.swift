@@ -27,6 +27,9 @@ public enum AppInput: Sendable, Hashable {
     case command(AppCommand)
     /// Time passing with nothing else to deliver: lets timers fire on a live clock.
     case tick(Timestamp)
+    /// The speaker went away (unplugged, or its output failed), with why. The ``AppRunner`` reports it as
+    /// `speaker.failed` and hands it on, so that an app stops counting on a clip it started.
+    case speakerFailed(Timestamp, reason: String)
 
     /// When the input happened. Setting it moves the input in time.
     public var timestamp: Timestamp {
@@ -35,6 +38,7 @@ public enum AppInput: Sendable, Hashable {
             case .reading(let reading): reading.timestamp
             case .command(let command): command.timestamp
             case .tick(let time): time
+            case .speakerFailed(let time, _): time
             }
         }
         set {
@@ -42,6 +46,7 @@ public enum AppInput: Sendable, Hashable {
             case .reading(var reading): reading.timestamp = newValue; self = .reading(reading)
             case .command(var command): command.timestamp = newValue; self = .command(command)
             case .tick: self = .tick(newValue)
+            case .speakerFailed(_, let reason): self = .speakerFailed(newValue, reason: reason)
             }
         }
     }

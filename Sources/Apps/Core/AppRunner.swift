@@ -5,7 +5,10 @@ public import HAL
 ///
 /// Timers fire at their own deadlines, never at the time they happen to be noticed, so a trace
 /// gives the same events whether it is replayed as fast as possible, at ×N, or live.
-/// A speaker that fails is reported once as a `speaker.failed` event and not used again; the app goes on.
+/// A speaker that fails (a request throws, or a ``AppInput/speakerFailed(_:reason:)`` input says it went away) is
+/// reported once as a `speaker.failed` event and not used again; the app is handed the failure and goes on. From
+/// then on each clip or utterance the app asks for is logged as `speaker.skipped`, so a log never shows a sound as
+/// heard when it was not.
 public struct AppRunner<Logic: AppLogic>: Sendable {
     /// The app's state.
     public private(set) var logic: Logic
@@ -37,6 +40,9 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         let time = max(input.timestamp, lastTime ?? input.timestamp)
         input.timestamp = time
         var events = await advance(to: time)
+        if case .speakerFailed(_, let reason) = input {
+            return events + loseSpeaker(at: time, reason: reason)
+        }
         var output = AppOutput()
         logic.handle(input, output: &output)
         events += await carryOut(output)
@@ -71,8 +77,13 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
 
     private mutating func carryOut(_ output: AppOutput) async -> [AppEvent] {
         var events = output.events
-        guard let speaker, !speakerFailed else { return events }
+        let time = events.last?.timestamp ?? lastTime ?? .zero
         for request in output.requests {
+            if speakerFailed {
+                events += Self.skipped(request, at: time)
+                continue
+            }
+            guard let speaker else { continue }
             do {
                 switch request {
                 case .play(let clip): try await speaker.play(clip)
@@ -82,12 +93,30 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 case .stop: try await speaker.stop()
                 }
             } catch {
-                speakerFailed = true
-                let time = events.last?.timestamp ?? lastTime ?? .zero
-                events.append(AppEvent(timestamp: time, name: "speaker.failed", attributes: ["error": .string("\(error)")]))
-                break
+                events += loseSpeaker(at: time, reason: "\(error)")
+                events += Self.skipped(request, at: time)
             }
         }
         return events
+    }
+
+    /// Marks the speaker gone, reports it once, and tells the app.
+    private mutating func loseSpeaker(at time: Timestamp, reason: String) -> [AppEvent] {
+        guard !speakerFailed else { return [] }
+        speakerFailed = true
+        var output = AppOutput()
+        output.emit("speaker.failed", at: time, ["error": .string(reason)])
+        logic.handle(.speakerFailed(time, reason: reason), output: &output)
+        // The speaker is gone: what the app asks for in answer is skipped, not played.
+        return output.events + output.requests.flatMap { Self.skipped($0, at: time) }
+    }
+
+    /// The event for a clip or utterance that was not heard; pause, resume and stop need none.
+    private static func skipped(_ request: SpeakerRequest, at time: Timestamp) -> [AppEvent] {
+        switch request {
+        case .play(let clip): [AppEvent(timestamp: time, name: "speaker.skipped", attributes: ["clip": .string(clip.name)])]
+        case .speak(let utterance): [AppEvent(timestamp: time, name: "speaker.skipped", attributes: ["text": .string(utterance.text)])]
+        case .pause, .resume, .stop: []
+        }
     }
 }

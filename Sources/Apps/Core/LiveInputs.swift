@@ -8,7 +8,8 @@ public import HAL
 public enum LiveInputs {
     /// The merged stream. A device whose stream fails is reported to `onDeviceError` and dropped;
     /// the others go on. The stream ends when every device has ended, or the consuming task is cancelled.
-    /// `feedback` streams (a speaker's playback events) are merged too, but do not keep the stream going.
+    /// `feedback` streams (a speaker's playback events) are merged too, but do not keep the stream going; one that
+    /// fails (the speaker went away) becomes a ``AppInput/speakerFailed(_:reason:)`` input at the clock's time.
     public static func merge<C: Clock>(
         _ sources: [AsyncThrowingStream<Reading, any Error>], feedback: [AsyncThrowingStream<Reading, any Error>] = [],
         clock: C, tick: Duration = .milliseconds(100),
@@ -23,7 +24,13 @@ public enum LiveInputs {
                 }
             }
             let listeners = feedback.map { stream in
-                Task { do { for try await reading in stream { continuation.yield(.reading(reading)) } } catch {} }
+                Task {
+                    do {
+                        for try await reading in stream { continuation.yield(.reading(reading)) }
+                    } catch {
+                        if !Task.isCancelled { continuation.yield(.speakerFailed(clock.now, reason: "\(error)")) }
+                    }
+                }
             }
             await withTaskGroup(of: Void.self) { group in
                 for source in sources {

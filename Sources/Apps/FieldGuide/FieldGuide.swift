@@ -45,7 +45,8 @@ public struct FieldEntry: Sendable, Hashable {
 /// A capture comes from the camera key (`KEY_CAMERA`, 212), a tap on the shutter (x 0.35–0.65,
 /// y 0.85–1) or the `capture` command. It is refused, with the reason, when there is no frame, the frame
 /// is older than ``FieldGuideConfig/maxFrameAge``, there is no fix (or the last fix was lost), or the fix
-/// is older than ``FieldGuideConfig/maxFixAge``.
+/// is older than ``FieldGuideConfig/maxFixAge``. A gap in frame sequence numbers shows `camera.framesDropped`;
+/// a frame cut short (``HAL/Frame/damage``) shows `camera.frameDamaged` and is never captured.
 public struct FieldGuide: AppLogic {
     /// `fieldguide`.
     public static let name = "fieldguide"
@@ -56,6 +57,7 @@ public struct FieldGuide: AppLogic {
 
     private let config: FieldGuideConfig
     private var frame: Frame?
+    private var lastSequence: UInt64?
     private var fix: LocationFix?
     private var fixLost = false
     private var taps = TapDetector()
@@ -76,10 +78,16 @@ public struct FieldGuide: AppLogic {
     public mutating func handle(_ input: AppInput, output: inout AppOutput) {
         switch input {
         case .reading(.frame(let newFrame)):
-            if let previous = frame, newFrame.sequence > previous.sequence + 1 {
-                output.emit("camera.framesDropped", at: newFrame.timestamp, ["count": .int(Int64(newFrame.sequence - previous.sequence - 1))])
+            if let last = lastSequence, newFrame.sequence > last, newFrame.sequence - last > 1 {
+                output.emit("camera.framesDropped", at: newFrame.timestamp, ["count": .int(Int64(truncatingIfNeeded: newFrame.sequence - last - 1))])
             }
-            frame = newFrame
+            lastSequence = newFrame.sequence
+            if let damage = newFrame.damage {
+                // Never captured: the last whole frame stays, and ages out by maxFrameAge.
+                output.emit("camera.frameDamaged", at: newFrame.timestamp, ["frame": .int(Int64(truncatingIfNeeded: newFrame.sequence)), "problem": .string(damage)])
+            } else {
+                frame = newFrame
+            }
         case .reading(.location(let newFix)):
             if newFix.mode == .none || newFix.coordinate == nil {
                 if !fixLost, fix != nil { output.emit("gps.lost", at: newFix.timestamp) }

@@ -9,7 +9,8 @@ public import HAL
 /// - **Narration** speaks the prompt when a question or round is shown, and again after
 ///   ``TrainerConfig/narrationRepeat`` seconds (30) with no answer, on the injected clock.
 /// - **Facial Fun:** the target's score must stay at or above the threshold for the hold time; a
-///   reading below it, or with no face, breaks the hold. A reading with no face shows
+///   reading below it, or with no face, breaks the hold, and so does a gap of more than ``holdGap``
+///   between readings (dropped frames): a hold is only as long as readings confirm it. A reading with no face shows
 ///   `facialFun.noFace`; no reading for ``TrainerConfig/cameraTimeout`` seconds shows
 ///   `facialFun.noCamera`. **Retry** (y 0.9–1, left half) restarts the round, **skip** (right half) moves on.
 /// - **Statistics** per player (command `setPlayer player`): correct, incorrect, skipped and the
@@ -17,6 +18,8 @@ public import HAL
 public struct EmotionTrainer: AppLogic {
     /// `trainer`.
     public static let name = "trainer"
+    /// The longest gap between expression readings that a hold survives.
+    public static let holdGap: Duration = .seconds(1)
     /// The answer buttons.
     public static let choiceRow = ScreenRegion(x: 0, y: 0.6, width: 1, height: 0.3)
     /// Facial Fun's retry button.
@@ -243,6 +246,12 @@ public struct EmotionTrainer: AppLogic {
         guard case .facialFun(let round) = phase else { return }
         let time = reading.timestamp
         let target = config.facialFun![round]
+        if let start = holdStart, let previous = lastReading, previous.duration(to: time) > Self.holdGap {
+            holdStart = nil
+            output.emit("facialFun.holdBroken", at: time, [
+                "held": .rounded(start.duration(to: previous).seconds), "gap": .rounded(previous.duration(to: time).seconds),
+            ])
+        }
         lastReading = time
         guard let scores = reading.scores else {
             if faceState != .noFace {

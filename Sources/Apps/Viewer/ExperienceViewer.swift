@@ -34,6 +34,11 @@ public struct ViewerConfig: Sendable, Hashable, Codable {
 /// - **Sound** hotspots play on the speaker; tapping the playing one pauses it, tapping it again resumes;
 ///   another sound stops the first. Leaving a panorama stops its sound. The speaker's `finished`
 ///   playback events, when fed back as inputs (live runs do), end the sound, so a tap plays it again.
+///   A speaker that fails mid-clip ends it as `sound.interrupted`.
+/// - **Motion loss:** in motion mode, no motion reading for ``motionTimeout`` (from the start, a switch to
+///   motion mode, or the last reading) shows `motion.lost`, and the view holds still (`setMode swipe` hands
+///   it to swipes); the next reading shows `motion.restored`. The fusion does not integrate over the gap,
+///   so the view does not leap when readings return.
 /// - **Doors:** before every sound and video of the panorama has been played, a door shows the
 ///   incomplete-panorama warning: tapping the left half of its dialog (y 0.55–0.75) is "finish first"
 ///   (stay), the right half "go on".
@@ -41,6 +46,8 @@ public struct ViewerConfig: Sendable, Hashable, Codable {
 public struct ExperienceViewer: AppLogic {
     /// `viewer`.
     public static let name = "viewer"
+    /// How long motion mode waits for a motion reading before it shows `motion.lost`.
+    public static let motionTimeout: Duration = .milliseconds(500)
     /// The warning dialog's buttons: "finish first" on the left half, "go on" on the right.
     public static let warningDialog = ScreenRegion(x: 0, y: 0.55, width: 1, height: 0.2)
 
@@ -56,6 +63,8 @@ public struct ExperienceViewer: AppLogic {
     private var warningDoor: Hotspot?
     private var completed = false
     private var facing: (yaw: Int, pitch: Int)?
+    private var lastMotion: Timestamp?
+    private var motionLost = false
 
     /// Creates the viewer; the experience must keep the editor's rules. Relative clip paths are
     /// played from `clipFolder` (the config file's folder, for `hal run`); event logs name clips as written.
@@ -76,16 +85,35 @@ public struct ExperienceViewer: AppLogic {
             "title": .string(experience.title ?? ""), "panoramas": .int(Int64(experience.panoramas.count)),
             "mode": .string(controller.mode.rawValue),
         ])
+        lastMotion = time  // motion mode waits for its first reading from the start
         enter(0, at: time, output: &output)
+    }
+
+    public var nextDeadline: Timestamp? {
+        guard controller.mode == .motion, !motionLost, let lastMotion else { return nil }
+        return lastMotion + Self.motionTimeout
+    }
+
+    public mutating func advance(to time: Timestamp, output: inout AppOutput) {
+        guard let deadline = nextDeadline, deadline <= time else { return }
+        motionLost = true
+        output.emit("motion.lost", at: deadline, ["seconds": .rounded(Self.motionTimeout.seconds)])
     }
 
     public mutating func handle(_ input: AppInput, output: inout AppOutput) {
         switch input {
         case .reading(.motion(let sample)):
-            if sample.quantity == .angularVelocity || sample.quantity == .acceleration,
-               let attitude = fusion.add(sample) { handle(attitude, output: &output) }
+            guard sample.quantity == .angularVelocity || sample.quantity == .acceleration else { break }
+            motionArrived(at: sample.timestamp, output: &output)
+            if let attitude = fusion.add(sample) { handle(attitude, output: &output) }
         case .reading(.attitude(let attitude)):
+            motionArrived(at: attitude.timestamp, output: &output)
             handle(attitude, output: &output)
+        case .speakerFailed(let time, _):
+            if let sound {
+                self.sound = nil
+                output.emit("sound.interrupted", at: time, ["hotspot": .string(sound.hotspot)])
+            }
         case .reading(.playback(let event)):
             // The speaker's own report that a clip ended: tapping the hotspot plays it again, not pauses.
             if event.phase == .finished, case .clip(let name) = event.item, let sound,
@@ -102,6 +130,14 @@ public struct ExperienceViewer: AppLogic {
         default:
             break
         }
+    }
+
+    private mutating func motionArrived(at time: Timestamp, output: inout AppOutput) {
+        if motionLost, let lastMotion {
+            motionLost = false
+            output.emit("motion.restored", at: time, ["gap": .rounded(lastMotion.duration(to: time).seconds)])
+        }
+        lastMotion = time
     }
 
     private mutating func handle(_ attitude: AttitudeSample, output: inout AppOutput) {
@@ -227,6 +263,7 @@ public struct ExperienceViewer: AppLogic {
             }
             controller.setMode(mode, at: time)
             taps = TapDetector()  // a drag under way is not a tap in the new mode
+            (lastMotion, motionLost) = (time, false)  // motion mode waits for readings from now
             output.emit("mode.set", at: time, ["mode": .string(mode.rawValue)])
         case "recentre":
             controller.recentre()

@@ -30,7 +30,8 @@ public struct Fault: Sendable, Hashable, Codable {
         /// The channel's rate changes by `factor`: 0.5 keeps every other record, 2 repeats each record
         /// halfway to the next.
         case rate
-        /// The device is gone for the window: no records, then records again.
+        /// The device is gone for the window: no records, then records again. On channel ``Fault/speakerChannel``
+        /// the app's speaker goes at `from`, mid-clip if one is playing, and does not come back in the run.
         case disconnect
         /// A GPS receiver loses its fix: fixes in the window have mode `none` and no position.
         case lostFix
@@ -75,8 +76,15 @@ public struct Fault: Sendable, Hashable, Codable {
         self.factor = factor
     }
 
+    /// The channel name that means the app's speaker in `hal run` and scenarios: an output, so not a trace channel.
+    public static let speakerChannel = "speaker"
+
     /// What is wrong with the fault's fields, naming them; `nil` when it is usable.
     public func problem() -> String? {
+        if channel == Self.speakerChannel {
+            guard kind == .disconnect else { return "the speaker takes only disconnect, not \(kind.rawValue)" }
+            guard from != nil, to == nil else { return "a speaker disconnect needs from, and no to: the speaker does not come back" }
+        }
         let needsProbability: Set<Kind> = [.drop, .spike, .reorder, .duplicate, .corruptFrame]
         let needsMagnitude: Set<Kind> = [.spike, .bias, .jitter, .latency, .jump]
         if let probability, !(0...1).contains(probability) { return "probability: \(probability) is not within 0 to 1" }
@@ -111,6 +119,12 @@ public struct FaultPlan: Sendable, Hashable, Codable {
         let plan: FaultPlan = try ScriptFile.decode(path: path)
         try plan.validate(file: path)
         return plan
+    }
+
+    /// When the app's speaker goes, seconds after the first record: the earliest `disconnect` on
+    /// ``Fault/speakerChannel``, or `nil`.
+    public var speakerDisconnect: Double? {
+        faults.filter { $0.kind == .disconnect && $0.channel == Fault.speakerChannel }.compactMap(\.from).min()
     }
 
     /// Checks every fault, naming the first bad one.
