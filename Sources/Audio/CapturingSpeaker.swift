@@ -1,5 +1,4 @@
 public import HAL
-import Synchronization
 
 /// A speaker for tests (`capture:`): nothing is played; each clip or utterance is recorded as a
 /// ``Capture`` (what, start and end on the clock, duration, loudness), and its playback events come
@@ -32,7 +31,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource wher
     /// The gain rule each item passes through, if any.
     public let loudnessGuard: LoudnessGuard?
     private let clock: C
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct Scheduled: Sendable {
         var capture: Int

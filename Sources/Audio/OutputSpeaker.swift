@@ -1,6 +1,5 @@
 import Foundation
 public import HAL
-import Synchronization
 
 /// A ``HAL/Speaker`` that plays into a ``PCMOutput`` (ALSA, a WAV file) on its own playback thread.
 ///
@@ -20,7 +19,7 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
     public let loudnessGuard: LoudnessGuard?
     private let clock: C
     private let output: OutputBox
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Frames in one write: about 20 ms at 48 kHz. Pause, stop and volume apply between writes.
     public static var blockFrames: Int { 1024 }
 

@@ -1,6 +1,5 @@
 import CEspeakNG
 public import HAL
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +21,7 @@ public enum SpeechSynthesizer {
         var sampleRate: Int32 = 0
     }
 
-    private static let engine = Mutex(Engine())
+    private static let engine = Locked(Engine())
     // Filled by the synthesis callback while `engine` is locked.
     nonisolated(unsafe) private static var collected: [Int16] = []
 

@@ -3,7 +3,6 @@ import HAL
 import NMEA
 import Sensors
 import Simulator
-import Synchronization
 import TestSupport
 import Testing
 #if canImport(Glibc)
@@ -64,7 +63,7 @@ import Glibc
     }
 
     final class Received: Sendable {
-        private let fixes = Mutex<[LocationFix]>([])
+        private let fixes = Locked<[LocationFix]>([])
         func append(_ fix: LocationFix) { fixes.withLock { $0.append(fix) } }
         var all: [LocationFix] { fixes.withLock { $0 } }
         func wait(until condition: ([LocationFix]) -> Bool, seconds: Double) async throws {

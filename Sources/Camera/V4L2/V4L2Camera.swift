@@ -1,6 +1,5 @@
 public import HAL
 import Sensors
-import Synchronization
 
 /// What a V4L2 capture asks for: `v4l2:/dev/video0?format=YUYV&width=640&height=480&fps=30&buffers=4&convert=gray`.
 public struct V4L2CaptureOptions: Sendable, Hashable {
@@ -126,7 +125,7 @@ public final class V4L2Camera: Camera {
 
 /// The last stream's counts, shared with its capture thread.
 final class StatisticsBox: Sendable {
-    private let state = Mutex(V4L2Statistics())
+    private let state = Locked(V4L2Statistics())
     var value: V4L2Statistics {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = newValue } }

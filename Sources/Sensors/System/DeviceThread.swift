@@ -1,6 +1,5 @@
 import Foundation
 package import HAL
-import Synchronization
 
 /// A device stream whose blocking I/O runs on a dedicated thread, never on the cooperative
 /// pool: `body` reads until the stop flag is set (the consumer went away) or the device
@@ -37,7 +36,7 @@ package enum DeviceThread {
 
 /// A flag a stream's termination sets and its reading thread checks.
 package final class StopFlag: Sendable {
-    private let flag = Mutex(false)
+    private let flag = Locked(false)
     package func set() { flag.withLock { $0 = true } }
     package var isSet: Bool { flag.withLock { $0 } }
 }

@@ -1,7 +1,6 @@
 import CPseudoTerminal
 public import HAL
 import NMEA
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,7 +51,7 @@ public final class NMEATCPServer: Sendable {
     /// The port it listens on.
     public let port: UInt16
     private let listener: Int32
-    private let clients = Mutex<[Int32]>([])
+    private let clients = Locked<[Int32]>([])
 
     /// Listens on 127.0.0.1:`port` (0 picks a free port).
     public init(port: UInt16) throws(DeviceError) {

@@ -1,5 +1,4 @@
 public import HAL
-import Synchronization
 
 /// A device to record, and the channel it goes to.
 public struct RecordingSource: Sendable {
@@ -31,18 +30,18 @@ public struct RecordingSummary: Sendable {
 /// whole record. A device that fails ends its channel; the others go on, and the
 /// summary reports the failure.
 public final class TraceRecorder: Sendable {
-    private let writer: Mutex<TraceWriter>
+    private let writer: Locked<TraceWriter>
     private let sources: [RecordingSource]
-    private let liveCounts: Mutex<[Int]>
-    private let failures = Mutex<[(channel: String, error: any Error)]>([])
-    private let writeError = Mutex<TraceError?>(nil)
+    private let liveCounts: Locked<[Int]>
+    private let failures = Locked<[(channel: String, error: any Error)]>([])
+    private let writeError = Locked<TraceError?>(nil)
 
     /// Creates the trace file and writes its header.
     public init(path: String, sources: [RecordingSource], metadata: [String: String] = [:]) throws(TraceError) {
         let header = TraceHeader(channels: sources.map(\.channel), metadata: metadata)
-        writer = Mutex(try TraceWriter(path: path, header: header, durability: .everyRecord))
+        writer = Locked(try TraceWriter(path: path, header: header, durability: .everyRecord))
         self.sources = sources
-        liveCounts = Mutex(Array(repeating: 0, count: sources.count))
+        liveCounts = Locked(Array(repeating: 0, count: sources.count))
     }
 
     /// Records written so far, per channel.

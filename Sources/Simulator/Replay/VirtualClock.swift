@@ -1,5 +1,4 @@
 public import HAL
-import Synchronization
 
 /// A `Clock` whose time moves only when told to: the clock of a replay.
 ///
@@ -29,12 +28,12 @@ public final class VirtualClock: Clock, Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let advancesOnSleep: Bool
 
     /// Creates a clock at `start`.
     public init(start: Timestamp = .zero, advancesOnSleep: Bool = false) {
-        state = Mutex(State(now: start))
+        state = Locked(State(now: start))
         self.advancesOnSleep = advancesOnSleep
     }
 
