@@ -232,4 +232,25 @@ import TestSupport
             #expect("\(error)" == "\(path): line 2, column 11: not JSON: invalid value", "\(error)")
         }
     }
+
+    /// Scripts that claim a billion samples (a typo away from a real one) are refused before anything is generated.
+    @Test func scriptsClaimingABillionRecordsAreRefusedBeforeGenerating() throws {
+        let folder = try makeScratchFolder()
+        let scripts = [
+            ("hold.motion.json", #"{"rate": 1000, "steps": [{"hold": 1e6}]}"#),
+            ("swipe.motion.json", #"{"rate": 100, "steps": [{"swipe": {"from": [0, 0], "to": [1, 1], "seconds": 1e9}}]}"#),
+            ("face.expressions.json", #"{"rate": 1000, "duration": 86400, "segments": []}"#),
+            ("walk.walk.json", #"{"start": "2026-09-08T17:00:00Z", "rate": 100, "seed": 1, "places": {"a": {"lat": 49, "lon": -123}, "b": {"lat": 49.001, "lon": -123}}, "route": [{"at": "a"}, {"to": "b", "duration": 1e9}]}"#),
+        ]
+        for (name, text) in scripts {
+            try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+            do {
+                let trace = try Trace.loadInput(path: folder + "/" + name)
+                Issue.record("\(name) generated \(trace.records.count) records")
+            } catch {
+                #expect("\(error)".hasPrefix(folder + "/" + name + ": the script makes "), "\(error)")
+                #expect("\(error)".contains("records; at most 10000000"), "\(error)")
+            }
+        }
+    }
 }

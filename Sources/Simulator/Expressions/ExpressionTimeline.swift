@@ -51,6 +51,7 @@ public struct ExpressionTimeline: Sendable, Hashable, Codable {
     public func validate(file: String? = nil) throws {
         guard rate > 0, rate <= 1000 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 1000 Hz") }
         guard duration > 0, duration <= 86_400 else { throw ScriptError(file: file, "duration: \(duration) is not within 0 to 86400 s") }
+        try ScriptFile.checkRecordCount(duration * rate, file: file)
         if let face, face.count != 4 || face[2] <= 0 || face[3] <= 0 {
             throw ScriptError(file: file, "face: expected [x, y, width, height] with a positive size")
         }

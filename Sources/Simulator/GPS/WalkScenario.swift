@@ -224,5 +224,8 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         for (place, point) in points where !point.coordinate.isOnEarth {
             throw ScriptError(file: file, "\(place): latitude \(point.lat), longitude \(point.lon) is not on the earth")
         }
+        let seconds = legs(places: places).last?.end ?? 0
+        let pointed = (pointing ?? []).map { $0.seconds * ($0.rate ?? 10) }.reduce(0, +)
+        try ScriptFile.checkRecordCount(seconds * rate + 1 + pointed, file: file)
     }
 }

@@ -75,6 +75,17 @@ public struct MotionScript: Sendable, Hashable, Codable {
 
         private enum CodingKeys: String, CodingKey { case hold, turn, tap, swipe, sweep }
 
+        /// How long the step takes, seconds.
+        public var seconds: Double {
+            switch self {
+            case .hold(let seconds): seconds
+            case .tap(let tap): tap.seconds ?? 0.5
+            case .swipe(let swipe): swipe.seconds ?? 0.3
+            case .turn(let turn): turn.seconds ?? [turn.yaw, turn.pitch, turn.roll].map { abs($0 ?? 0) }.max()! / turn.degreesPerSecond!
+            case .sweep(let sweep): sweep.seconds
+            }
+        }
+
         /// Decodes a step from an object with exactly one of `hold`, `turn`, `tap`, `swipe`.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -209,5 +220,10 @@ public struct MotionScript: Sendable, Hashable, Codable {
                 }
             }
         }
+        // Samples on every channel at the rate, and a swipe's 60 pointer moves a second.
+        let seconds = steps.map(\.seconds).reduce(0, +)
+        let swipes = steps.map { step -> Double in if case .swipe = step { step.seconds * 60 + 2 } else { 2 } }.reduce(0, +)
+        let channels = 3.0 + (magneticField == nil ? 0 : 1) + (groundTruth == true ? 1 : 0)
+        try ScriptFile.checkRecordCount(seconds * rate * channels + swipes, file: file)
     }
 }

@@ -104,16 +104,16 @@ extension MotionScript {
         for step in steps {
             let start = time
             switch step {
-            case .hold(let seconds):
-                time += Self.nanoseconds(seconds)
+            case .hold:
+                time += Self.nanoseconds(step.seconds)
                 still(until: time)
             case .tap(let tap):
                 pointer.append(PointerEvent(timestamp: Timestamp(nanoseconds: start), phase: .press, x: tap.x, y: tap.y))
                 pointer.append(PointerEvent(timestamp: Timestamp(nanoseconds: start + 80_000_000), phase: .release, x: tap.x, y: tap.y))
-                time += Self.nanoseconds(tap.seconds ?? 0.5)
+                time += Self.nanoseconds(step.seconds)
                 still(until: time)
             case .swipe(let swipe):
-                let duration = Self.nanoseconds(swipe.seconds ?? 0.3)
+                let duration = Self.nanoseconds(step.seconds)
                 let moves = max(1, Int((Double(duration) / 1e9 * 60).rounded()))
                 pointer.append(PointerEvent(timestamp: Timestamp(nanoseconds: start), phase: .press, x: swipe.from[0], y: swipe.from[1]))
                 for index in 1...moves {
@@ -127,13 +127,12 @@ extension MotionScript {
                 time += duration
                 still(until: time)
             case .turn(let turn):
-                let degrees = [turn.yaw, turn.pitch, turn.roll].map { abs($0 ?? 0) }.max()!
-                time += Self.nanoseconds(turn.seconds ?? degrees / turn.degreesPerSecond!)
+                time += Self.nanoseconds(step.seconds)
                 let change = Pose(yaw: (turn.yaw ?? 0) * .pi / 180, pitch: (turn.pitch ?? 0) * .pi / 180, roll: (turn.roll ?? 0) * .pi / 180)
                 segments.append(Segment(start: start, end: time, from: pose, motion: .turn(change)))
                 pose = pose.moved(by: change)
             case .sweep(let sweep):
-                time += Self.nanoseconds(sweep.seconds)
+                time += Self.nanoseconds(step.seconds)
                 let segment = Segment(start: start, end: time, from: pose, motion: .sweep(sweep))
                 segments.append(segment)
                 pose = segment.pose(at: time).withoutRates

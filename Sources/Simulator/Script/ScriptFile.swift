@@ -2,6 +2,19 @@ import Foundation
 
 /// Reading JSON scripts with errors that name the file and the place in it.
 public enum ScriptFile {
+    /// The most records a script may generate: ten million, about nine hours of 100 Hz motion on three
+    /// channels, or four months of 1 Hz GPS. A script claiming more is refused before anything is generated,
+    /// so a typo such as `"hold": 1e9` is an error rather than an out-of-memory condition.
+    public static let maximumRecords = 10_000_000
+
+    /// Refuses a script whose `records` (as computed from its rates and durations) exceed ``maximumRecords``.
+    public static func checkRecordCount(_ records: Double, file: String?) throws {
+        guard records.isFinite, records <= Double(maximumRecords) else {
+            let count = records.isFinite ? String(format: "%.0f", records) : "endless"
+            throw ScriptError(file: file, "the script makes \(count) records; at most \(maximumRecords) (lower the rate or shorten it)")
+        }
+    }
+
     /// Decodes a JSON file, refusing unknown fields; errors name the file and the field.
     public static func decode<Value: Codable>(path: String) throws -> Value {
         let data: Data
