@@ -25,4 +25,44 @@ import Testing
             #expect("\(error)".contains("<time> '4052-09-08T17:00:00.5Z' is not an ISO 8601 time"), "\(error)")
         }
     }
+
+    /// A DTD would make Foundation's parser expand the entities it declares; GPX and KML have none, so a
+    /// DOCTYPE is refused with its line.
+    @Test func aDoctypeInGPXOrKMLIsRefusedWithItsLine() throws {
+        let gpx = "<?xml version=\"1.0\"?>\n<!DOCTYPE gpx [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;\">]>\n<gpx>&b;</gpx>"
+        for (bytes, file) in [(Array(gpx.utf8), "doctype.gpx"), (Array(gpx.replacingOccurrences(of: "gpx", with: "kml").utf8), "doctype.kml")] {
+            do {
+                _ = try file.hasSuffix(".gpx") ? GeoFiles.importGPX(bytes, file: file) : GeoFiles.importKML(bytes, file: file)
+                Issue.record("\(file): a DOCTYPE was parsed")
+            } catch {
+                #expect("\(error)" == "\(file):2: a DOCTYPE is not allowed; GPX and KML files have no DTD")
+            }
+        }
+    }
+
+    /// `<?name?>`, a processing instruction with no data, crashed Foundation's parser (it took the length of
+    /// a null string). Refused with its line; one with data, such as a stylesheet, still parses.
+    @Test func aProcessingInstructionWithNoDataIsRefusedNotACrash() throws {
+        let crash = [UInt8](Data(base64Encoded: "PD9waDhwPz5hAQBl")!)  // <?ph8p?>a..e
+        do {
+            _ = try GeoFiles.importGPX(crash, file: "crash.gpx")
+            Issue.record("parsed")
+        } catch {
+            #expect("\(error)" == "crash.gpx:1: a processing instruction with no data (<?name?>) is not allowed")
+        }
+        let styled = #"<?xml version="1.0"?><?xml-stylesheet href="a.css"?><gpx><trk><trkseg><trkpt lat="49.26" lon="-123.25"/></trkseg></trk></gpx>"#
+        #expect(try GeoFiles.importGPX(Array(styled.utf8), file: "styled.gpx").track?.fixes.count == 1)
+    }
+
+    /// Foundation's parser keeps every error it reports; a file with thousands of errors grew memory by 46 KB a
+    /// parse under scripts/fuzz. The first error now ends the parse, and is the one reported.
+    @Test func aFileFullOfErrorsStopsAtTheFirstWithItsLine() throws {
+        let broken = "<gpx>\n<trk>\n<trkseg>" + String(repeating: "<trkpt lat=1></x>", count: 2000) + "</trkseg></trk></gpx>"
+        do {
+            _ = try GeoFiles.importGPX(Array(broken.utf8), file: "broken.gpx")
+            Issue.record("parsed")
+        } catch {
+            #expect("\(error)".hasPrefix("broken.gpx:3: not well-formed XML: "), "\(error)")
+        }
+    }
 }

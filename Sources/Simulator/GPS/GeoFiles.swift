@@ -203,6 +203,18 @@ final class XMLTree {
             let line = data.prefix(valid).filter { $0 == UInt8(ascii: "\n") }.count + 1
             throw GeoFileError(file: file, line: line, message: "not UTF-8 text (byte \(valid + 1)); GPX and KML files are UTF-8")
         }
+        // GPX and KML have no DTD. One would make Foundation's parser, which substitutes entities, expand
+        // whatever the file declares (a billion-laughs file). Refused, as XML hardening advises.
+        if let doctype = data.firstRange(of: Data("<!DOCTYPE".utf8)) {
+            let line = data[..<doctype.lowerBound].filter { $0 == UInt8(ascii: "\n") }.count + 1
+            throw GeoFileError(file: file, line: line, message: "a DOCTYPE is not allowed; GPX and KML files have no DTD")
+        }
+        // A processing instruction with no data (`<?name?>`) crashes Foundation's parser, which takes the
+        // length of the missing data (found by scripts/fuzz). Refused before parsing.
+        if let instruction = emptyProcessingInstruction(in: data) {
+            let line = data[..<instruction].filter { $0 == UInt8(ascii: "\n") }.count + 1
+            throw GeoFileError(file: file, line: line, message: "a processing instruction with no data (<?name?>) is not allowed")
+        }
         let builder = Builder()
         let parser = XMLParser(data: data)
         parser.delegate = builder
@@ -211,11 +223,28 @@ final class XMLTree {
             throw GeoFileError(file: file, line: mismatch.line, message: "not well-formed XML: \(mismatch.message)")
         }
         guard parsed, let root = builder.root, builder.stack.isEmpty else {
-            let reason = builder.stack.last.map { "<\($0.name)> from line \($0.line) is never closed" }
+            let reason = builder.firstError.map { Self.describe($0) }
+                ?? builder.stack.last.map { "<\($0.name)> from line \($0.line) is never closed" }
                 ?? parser.parserError.map { Self.describe($0) } ?? "no root element"
             throw GeoFileError(file: file, line: parser.lineNumber, message: "not well-formed XML: \(reason) (column \(parser.columnNumber))")
         }
         return root
+    }
+
+    /// Where the first `<?name?>` starts: a processing instruction whose name is followed at once by `?>`.
+    private static func emptyProcessingInstruction(in data: Data) -> Data.Index? {
+        let bytes = [UInt8](data)
+        var index = 0
+        while index + 1 < bytes.count {
+            defer { index += 1 }
+            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else { continue }
+            var end = index + 2
+            while end < bytes.count, bytes[end] != UInt8(ascii: "?"), ![0x20, 0x09, 0x0A, 0x0D].contains(bytes[end]) { end += 1 }
+            if end + 1 < bytes.count, bytes[end] == UInt8(ascii: "?"), bytes[end + 1] == UInt8(ascii: ">") {
+                return data.startIndex + index
+            }
+        }
+        return nil
     }
 
     /// XMLParser's error codes that bad GPX and KML files meet, in words.
@@ -258,6 +287,17 @@ final class XMLTree {
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
             stack.last?.text += string
+        }
+
+        /// The first error ends the parse. Foundation's parser recovers and goes on by default, and keeps
+        /// every error it reports for good (about 100 bytes each, found by scripts/fuzz): a broken file
+        /// would cost memory in proportion to its errors.
+        var firstError: (any Error)?
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            guard firstError == nil else { return }
+            firstError = parseError
+            parser.abortParsing()
         }
     }
 }
