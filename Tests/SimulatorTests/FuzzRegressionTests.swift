@@ -43,12 +43,13 @@ import Testing
     /// `<?name?>`, a processing instruction with no data, crashed Foundation's parser (it took the length of
     /// a null string). Refused with its line; one with data, such as a stylesheet, still parses.
     @Test func aProcessingInstructionWithNoDataIsRefusedNotACrash() throws {
-        let crash = [UInt8](Data(base64Encoded: "PD9waDhwPz5hAQBl")!)  // <?ph8p?>a..e
+        let crash = [UInt8](Data(base64Encoded: "PD9waDhwPz5hAQBl")!)  // <?ph8p?>a..e, refused for its control characters too
+        #expect(throws: GeoFileError.self) { try GeoFiles.importGPX(crash, file: "crash.gpx") }
         do {
-            _ = try GeoFiles.importGPX(crash, file: "crash.gpx")
+            _ = try GeoFiles.importGPX(Array("<gpx>\n<?ph8p?></gpx>".utf8), file: "crash.gpx")
             Issue.record("parsed")
         } catch {
-            #expect("\(error)" == "crash.gpx:1: a processing instruction with no data (<?name?>) is not allowed")
+            #expect("\(error)" == "crash.gpx:2: a processing instruction with no data (<?name?>) is not allowed")
         }
         let styled = #"<?xml version="1.0"?><?xml-stylesheet href="a.css"?><gpx><trk><trkseg><trkpt lat="49.26" lon="-123.25"/></trkseg></trk></gpx>"#
         #expect(try GeoFiles.importGPX(Array(styled.utf8), file: "styled.gpx").track?.fixes.count == 1)
@@ -63,6 +64,28 @@ import Testing
             Issue.record("parsed")
         } catch {
             #expect("\(error)".hasPrefix("broken.gpx:3: not well-formed XML: "), "\(error)")
+        }
+    }
+
+    /// Leading NULs made Foundation's parser guess a UCS-4 encoding, and stopping it at the first error there
+    /// crashed libxml2. Control characters (which XML forbids) and encodings other than UTF-8 are refused first.
+    @Test func controlCharactersAndOtherEncodingsAreRefusedBeforeParsing() throws {
+        let gpx = [UInt8](Data(base64Encoded: "AAAAPAEJAAAAAABFLUNT")!)
+        let kml = [UInt8](Data(base64Encoded: "AAAAPGttbD48UGxhY2VtYXJrPjxMaW5lU3RyaW5nPjxjb29yZGluYXRlcz4tMTIzLjUsNDkuMjg2LDAgLTEyLCwsLAAsLCwsLCwsLCwzLDIsNTEsMy4yODAgLTEyLCwsLCwsLCwsLCwsLDEuMjYxLDgwPC9jb29yZGluYXRlcz48L0xpbmVTdHJpbmc+PC9QbGFjZW1hcms+PC9rbWw+")!)
+        for (name, attempt) in [("crash.gpx", { try GeoFiles.importGPX(gpx, file: "crash.gpx") }), ("crash.kml", { try GeoFiles.importKML(kml, file: "crash.kml") })] {
+            do {
+                _ = try attempt()
+                Issue.record("\(name) parsed")
+            } catch {
+                #expect("\(error)" == "\(name):1: control character 0x0 (byte 1) is not allowed in XML")
+            }
+        }
+        let utf16 = #"<?xml version="1.0" encoding="UTF-16"?><gpx/>"#
+        do {
+            _ = try GeoFiles.importGPX(Array(utf16.utf8), file: "wide.gpx")
+            Issue.record("a UTF-16 declaration parsed")
+        } catch {
+            #expect("\(error)" == "wide.gpx:1: the XML declaration names an encoding other than UTF-8; GPX and KML are UTF-8")
         }
     }
 }

@@ -203,6 +203,20 @@ final class XMLTree {
             let line = data.prefix(valid).filter { $0 == UInt8(ascii: "\n") }.count + 1
             throw GeoFileError(file: file, line: line, message: "not UTF-8 text (byte \(valid + 1)); GPX and KML files are UTF-8")
         }
+        // XML forbids control characters, and GPX and KML are UTF-8: a NUL or a declared encoding would make
+        // Foundation's parser guess or switch encodings, and stopping it at an error there crashed it (found
+        // by scripts/fuzz). Both are refused with their line before parsing.
+        if let control = data.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            let line = data[..<control].filter { $0 == UInt8(ascii: "\n") }.count + 1
+            throw GeoFileError(file: file, line: line, message: "control character 0x\(String(data[control], radix: 16)) (byte \(control - data.startIndex + 1)) is not allowed in XML")
+        }
+        if let declaration = data.firstRange(of: Data("<?xml".utf8)),
+           let end = data[declaration.upperBound...].firstRange(of: Data("?>".utf8)),
+           let text = String(data: data[declaration.upperBound..<end.lowerBound], encoding: .utf8), text.contains("encoding"),
+           !text.lowercased().contains("utf-8") {
+            let line = data[..<declaration.lowerBound].filter { $0 == UInt8(ascii: "\n") }.count + 1
+            throw GeoFileError(file: file, line: line, message: "the XML declaration names an encoding other than UTF-8; GPX and KML are UTF-8")
+        }
         // GPX and KML have no DTD. One would make Foundation's parser, which substitutes entities, expand
         // whatever the file declares (a billion-laughs file). Refused, as XML hardening advises.
         if let doctype = data.firstRange(of: Data("<!DOCTYPE".utf8)) {
