@@ -192,42 +192,9 @@ final class XMLTree {
     }
 
     static func parse(_ data: Data, file: String) throws -> XMLTree {
-        // GPX and KML are UTF-8. Foundation's XMLParser traps on names that are not, so check first
-        // (found by scripts/fuzz).
-        if String(validating: data, as: UTF8.self) == nil {
-            var valid = data.count
-            for end in stride(from: data.count, through: 0, by: -1) where String(validating: data.prefix(end), as: UTF8.self) != nil {
-                valid = end
-                break
-            }
-            let line = data.prefix(valid).filter { $0 == UInt8(ascii: "\n") }.count + 1
-            throw GeoFileError(file: file, line: line, message: "not UTF-8 text (byte \(valid + 1)); GPX and KML files are UTF-8")
-        }
-        // XML forbids control characters, and GPX and KML are UTF-8: a NUL or a declared encoding would make
-        // Foundation's parser guess or switch encodings, and stopping it at an error there crashed it (found
-        // by scripts/fuzz). Both are refused with their line before parsing.
-        if let control = data.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
-            let line = data[..<control].filter { $0 == UInt8(ascii: "\n") }.count + 1
-            throw GeoFileError(file: file, line: line, message: "control character 0x\(String(data[control], radix: 16)) (byte \(control - data.startIndex + 1)) is not allowed in XML")
-        }
-        if let declaration = data.firstRange(of: Data("<?xml".utf8)),
-           let end = data[declaration.upperBound...].firstRange(of: Data("?>".utf8)),
-           let text = String(data: data[declaration.upperBound..<end.lowerBound], encoding: .utf8), text.contains("encoding"),
-           !text.lowercased().contains("utf-8") {
-            let line = data[..<declaration.lowerBound].filter { $0 == UInt8(ascii: "\n") }.count + 1
-            throw GeoFileError(file: file, line: line, message: "the XML declaration names an encoding other than UTF-8; GPX and KML are UTF-8")
-        }
-        // GPX and KML have no DTD. One would make Foundation's parser, which substitutes entities, expand
-        // whatever the file declares (a billion-laughs file). Refused, as XML hardening advises.
-        if let doctype = data.firstRange(of: Data("<!DOCTYPE".utf8)) {
-            let line = data[..<doctype.lowerBound].filter { $0 == UInt8(ascii: "\n") }.count + 1
-            throw GeoFileError(file: file, line: line, message: "a DOCTYPE is not allowed; GPX and KML files have no DTD")
-        }
-        // A processing instruction with no data (`<?name?>`) crashes Foundation's parser, which takes the
-        // length of the missing data (found by scripts/fuzz). Refused before parsing.
-        if let instruction = emptyProcessingInstruction(in: data) {
-            let line = data[..<instruction].filter { $0 == UInt8(ascii: "\n") }.count + 1
-            throw GeoFileError(file: file, line: line, message: "a processing instruction with no data (<?name?>) is not allowed")
+        if let refusal = refusal(of: data) {
+            let line = data[..<refusal.at].filter { $0 == UInt8(ascii: "\n") }.count + 1
+            throw GeoFileError(file: file, line: line, message: refusal.message)
         }
         let builder = Builder()
         let parser = XMLParser(data: data)
@@ -243,6 +210,51 @@ final class XMLTree {
             throw GeoFileError(file: file, line: parser.lineNumber, message: "not well-formed XML: \(reason) (column \(parser.columnNumber))")
         }
         return root
+    }
+
+    /// What Foundation's parser must not be given, checked before parsing, with where it is (found by
+    /// scripts/fuzz unless said otherwise).
+    private static func refusal(of data: Data) -> (at: Data.Index, message: String)? {
+        // GPX and KML are UTF-8. Foundation's XMLParser traps on names that are not.
+        if let invalid = firstInvalidUTF8(in: data) {
+            return (invalid, "not UTF-8 text (byte \(invalid - data.startIndex + 1)); GPX and KML files are UTF-8")
+        }
+        // XML forbids control characters, and GPX and KML are UTF-8: a NUL or a declared encoding would make
+        // Foundation's parser guess or switch encodings, and stopping it at an error there crashed it.
+        if let control = data.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            return (control, "control character 0x\(String(data[control], radix: 16)) (byte \(control - data.startIndex + 1)) is not allowed in XML")
+        }
+        if let declaration = data.firstRange(of: Data("<?xml".utf8)),
+           let end = data[declaration.upperBound...].firstRange(of: Data("?>".utf8)),
+           let text = String(data: data[declaration.upperBound..<end.lowerBound], encoding: .utf8), text.contains("encoding"),
+           !text.lowercased().contains("utf-8") {
+            return (declaration.lowerBound, "the XML declaration names an encoding other than UTF-8; GPX and KML are UTF-8")
+        }
+        // GPX and KML have no DTD. One would make Foundation's parser, which substitutes entities, expand
+        // whatever the file declares (a billion-laughs file). Refused, as XML hardening advises.
+        if let doctype = data.firstRange(of: Data("<!DOCTYPE".utf8)) {
+            return (doctype.lowerBound, "a DOCTYPE is not allowed; GPX and KML files have no DTD")
+        }
+        // A processing instruction with no data (`<?name?>`) crashes Foundation's parser, which takes the
+        // length of the missing data.
+        if let instruction = emptyProcessingInstruction(in: data) {
+            return (instruction, "a processing instruction with no data (<?name?>) is not allowed")
+        }
+        return nil
+    }
+
+    /// Where the first byte that is not part of valid UTF-8 is, in one pass.
+    private static func firstInvalidUTF8(in data: Data) -> Data.Index? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var bytes = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return data.startIndex + offset
+            }
+        }
     }
 
     /// Where the first `<?name?>` starts: a processing instruction whose name is followed at once by `?>`.
