@@ -12,11 +12,8 @@ func faultedEvents<Logic: AppLogic>(_ logic: Logic, _ trace: Trace, _ plan: Faul
     if let plan { records = FaultInjector(plan: plan, header: trace.header).apply(to: records) }
     var inputs = records.map { AppInput.reading($0.reading) }
     for input in extra { inputs.insert(input, at: inputs.firstIndex { $0.timestamp > input.timestamp } ?? inputs.endIndex) }
-    var runner = AppRunner(logic: logic)
     let start = trace.records.map(\.timestamp).min() ?? .zero
-    var all = await runner.start(at: start)
-    for input in inputs { all += await runner.feed(input) }
-    return all + (await runner.advance(to: trace.end ?? start))
+    return await events(logic, inputs, start: start, until: trace.end ?? start)
 }
 
 /// The channel id of the first channel of a kind.

@@ -4,14 +4,16 @@ import HAL
 /// Seconds as a timestamp.
 func at(_ seconds: Double) -> Timestamp { Timestamp(nanoseconds: Int64((seconds * 1e9).rounded())) }
 
-/// Runs an app from time 0 over `inputs` (in time order), firing timers up to `end`, and returns its events.
+/// Runs an app from `start` (time 0 by default) over `inputs` (in time order), firing timers up to `end`
+/// (seconds, or `until`), and returns its events.
 func events<Logic: AppLogic>(
-    _ logic: Logic, _ inputs: [AppInput], end: Double? = nil, speaker: (any Speaker)? = nil
+    _ logic: Logic, _ inputs: [AppInput], start: Timestamp = .zero, end: Double? = nil, until: Timestamp? = nil,
+    speaker: (any Speaker)? = nil
 ) async -> [AppEvent] {
     var runner = AppRunner(logic: logic, speaker: speaker)
-    var all = await runner.start(at: .zero)
+    var all = await runner.start(at: start)
     for input in inputs { all += await runner.feed(input) }
-    if let end { all += await runner.advance(to: at(end)) }
+    if let last = end.map(at) ?? until { all += await runner.advance(to: last) }
     return all
 }
 
