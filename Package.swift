@@ -17,17 +17,24 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HAL", targets: ["HAL"]),
-        .library(name: "Simulator", targets: ["Simulator"]),
+        .library(name: "SystemSupport", targets: ["SystemSupport"]),
+        .library(name: "TraceFormat", targets: ["TraceFormat"]),
+        .library(name: "Replay", targets: ["Replay"]),
+        .library(name: "Synthesis", targets: ["Synthesis"]),
+        .library(name: "Interchange", targets: ["Interchange"]),
         .library(name: "Motion", targets: ["Motion"]),
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "InputEvents", targets: ["InputEvents"]),
         .library(name: "Audio", targets: ["Audio"]),
         .library(name: "Sensors", targets: ["Sensors"]),
-        .library(name: "Apps", targets: ["Apps"]),
+        .library(name: "AppCore", targets: ["AppCore"]),
+        .library(name: "Session", targets: ["Session"]),
+        .library(name: "DemoApps", targets: ["DemoApps"]),
         .library(name: "Camera", targets: ["Camera"]),
         // The parsers' fuzz entry points, for `scripts/fuzz` (built with -sanitize=fuzzer there).
         .library(name: "FuzzEntries", type: .dynamic, targets: ["FuzzEntries"]),
-        .executable(name: "hal", targets: ["HALCommand"]),
+        .library(name: "HALCommandLine", targets: ["HALCommandLine"]),
+        .executable(name: "hal", targets: ["hal"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -37,13 +44,19 @@ let package = Package(
         // Protocols and Sendable value types only: no C, no device I/O.
         .target(name: "HAL", swiftSettings: strictSwift6),
 
+        // The one system-call layer, on swift-system: file descriptors and errno as typed errors, the device thread
+        // that keeps blocking I/O off the cooperative pool, line reading with timeouts, TCP and pseudo-terminals.
+        .target(
+            name: "SystemSupport",
+            dependencies: ["HAL", "CPseudoTerminal", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift6),
         // A pseudo-terminal for serving simulated serial devices: posix_openpt needs
         // _XOPEN_SOURCE, which Swift's Glibc module does not expose.
         .target(name: "CPseudoTerminal"),
 
-        // Real Linux sensor backends: IIO motion sensors (libiio), evdev input (libevdev), GPS receivers
+        // Real Linux sensor backends: IIO motion and single-quantity sensors (libiio), evdev input (libevdev), GPS receivers
         // over NMEA (serial, file, TCP) and gpsd. Cameras are the Camera target.
-        .target(name: "Sensors", dependencies: ["HAL", "NMEA", "InputEvents", "CIIO", "CEvdev"], swiftSettings: strictSwift6),
+        .target(name: "Sensors", dependencies: ["HAL", "SystemSupport", "NMEA", "InputEvents", "CIIO", "CEvdev"], swiftSettings: strictSwift6),
 
         // Thin system-library targets: Swift imports libiio's and libevdev's headers through them.
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
@@ -68,20 +81,29 @@ let package = Package(
         // Orientation fusion and the panorama's motion controls: pure logic on HAL values.
         .target(name: "Motion", dependencies: ["HAL"], swiftSettings: strictSwift6),
 
-        // Trace format, replay on a virtual clock, recorder, scripted simulation.
+        // The trace format: channels, records, the JSON Lines reader and writer with its JSON scanner, and the
+        // JSON file helpers (script and config files with errors that name the line and field).
         .target(
-            name: "Simulator",
-            dependencies: [
-                "HAL", "NMEA", "InputEvents", "CPseudoTerminal",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift6
-        ),
+            name: "TraceFormat",
+            dependencies: ["HAL", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift6),
+
+        // Driving the HAL from traces: replay on a virtual clock, seeded faults, the recorder, the trace: backend.
+        .target(name: "Replay", dependencies: ["HAL", "TraceFormat"], swiftSettings: strictSwift6),
+
+        // Seeded synthesis of inputs: motion scripts and trajectories, IMU noise, GPS walks, expression timelines,
+        // and the sim: backend that replays what they generate.
+        .target(name: "Synthesis", dependencies: ["HAL", "TraceFormat", "Replay"], swiftSettings: strictSwift6),
+
+        // Other programs' files and devices: GPX and KML, NMEA logs in and out, NMEA served on a pty or TCP for
+        // gpsd, and evemu recordings.
+        .target(
+            name: "Interchange", dependencies: ["HAL", "TraceFormat", "Replay", "Synthesis", "NMEA", "InputEvents", "SystemSupport"],
+            swiftSettings: strictSwift6),
 
         // Cameras and the facial-expression input: V4L2 capture, frame sources, OpenCV conversion, and the
         // FER classifier (Haar face detection, the mini-Xception model as ONNX through OpenCV's dnn module).
-        // It shares the device-thread and errno helpers of Sensors (package access).
-        .target(name: "Camera", dependencies: ["HAL", "Sensors", "COpenCV", "CV4L2"], swiftSettings: strictSwift6),
+        .target(name: "Camera", dependencies: ["HAL", "SystemSupport", "COpenCV", "CV4L2"], swiftSettings: strictSwift6),
         // V4L2's request codes and a non-variadic ioctl, which Swift cannot import from the kernel headers.
         .target(name: "CV4L2"),
         // A C API over OpenCV 4.6 (Debian's libopencv-dev), so that Swift reaches it without C++ interop.
@@ -91,24 +113,39 @@ let package = Package(
             linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio", "opencv_objdetect", "opencv_dnn"]
                 .map { .linkedLibrary($0) }),
 
-        // App logic: the viewer and the games as state machines over HAL values. It imports HAL, and Motion
-        // for the panorama's motion controls (pure logic, no I/O), never a backend.
-        .target(name: "Apps", dependencies: ["HAL", "Motion"], swiftSettings: strictSwift6),
+        // The app protocol: AppLogic, its inputs and outputs, the runner, expectations, event logs and the scenario
+        // file format. What a third party's app depends on; it imports HAL only.
+        .target(name: "AppCore", dependencies: ["HAL"], swiftSettings: strictSwift6),
 
-        // The `hal` command-line tool.
-        .executableTarget(
-            name: "HALCommand",
+        // Runs any AppLogic against replayed or live inputs, scripted commands, faults and a speaker, on a virtual or
+        // the monotonic clock: the event log, expectation results and a recording. What hal run, hal test and users'
+        // tests call.
+        .target(
+            name: "Session", dependencies: ["HAL", "AppCore", "TraceFormat", "Replay", "Synthesis"],
+            swiftSettings: strictSwift6),
+
+        // The five apps of the original specs as state machines over AppCore, with Motion for the panorama's motion
+        // controls (pure logic, no I/O), never a backend.
+        .target(name: "DemoApps", dependencies: ["HAL", "AppCore", "Motion"], swiftSettings: strictSwift6),
+
+        // The `hal` command line as a library: every subcommand, over the libraries, with the apps handed to it, so
+        // that a project builds its own hal-compatible tool in one line.
+        .target(
+            name: "HALCommandLine",
             dependencies: [
-                "HAL", "Simulator", "Motion", "Sensors", "InputEvents", "Audio", "Apps", "Camera",
+                "HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "Motion", "Sensors", "InputEvents", "Audio",
+                "AppCore", "Session", "Camera", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
         ),
+        // The `hal` tool: the command line with the five shipped apps.
+        .executableTarget(name: "hal", dependencies: ["HALCommandLine", "DemoApps"], swiftSettings: strictSwift6),
 
         // Replay throughput: `Benchmarks/run` builds this in release and runs it beside its peer.
         .executableTarget(
             name: "ReplayThroughput",
-            dependencies: ["HAL", "Simulator"],
+            dependencies: ["HAL", "TraceFormat", "Replay", "Synthesis", "Interchange"],
             path: "Benchmarks/ReplayThroughput",
             swiftSettings: strictSwift6
         ),
@@ -116,7 +153,7 @@ let package = Package(
         // Attitude-fusion cost: `Benchmarks/fusion` builds this in release and runs it beside x-io Fusion.
         .executableTarget(
             name: "FusionUpdate",
-            dependencies: ["HAL", "Motion", "Simulator"],
+            dependencies: ["HAL", "Motion", "TraceFormat", "Replay", "Synthesis", "Interchange"],
             path: "Benchmarks/FusionUpdate",
             swiftSettings: strictSwift6
         ),
@@ -147,13 +184,13 @@ let package = Package(
 
         // Fuzz entry points over every parser: `scripts/fuzz` builds them with libFuzzer's instrumentation.
         .target(
-            name: "FuzzEntries", dependencies: ["Simulator", "NMEA", "InputEvents", "Apps"], path: "Fuzz/FuzzEntries",
+            name: "FuzzEntries", dependencies: ["TraceFormat", "Replay", "Synthesis", "Interchange", "NMEA", "InputEvents", "AppCore", "DemoApps"], path: "Fuzz/FuzzEntries",
             swiftSettings: strictSwift6),
 
         // Place lookups: `Benchmarks/spatial` builds this in release and runs it beside SQLite's R*Tree.
         .executableTarget(
             name: "SpatialLookup",
-            dependencies: ["HAL", "Apps", "Simulator", "CSQLite"],
+            dependencies: ["HAL", "AppCore", "DemoApps", "TraceFormat", "Replay", "Synthesis", "Interchange", "CSQLite"],
             path: "Benchmarks/SpatialLookup",
             swiftSettings: strictSwift6
         ),
@@ -179,33 +216,33 @@ let package = Package(
             name: "HALTests", dependencies: ["HAL", "TestSupport"],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
-            name: "SimulatorTests",
-            dependencies: ["HAL", "Simulator", "TestSupport"],
+            name: "SimulationTests",
+            dependencies: ["HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"],
             swiftSettings: strictSwift6
         ),
         .testTarget(
             name: "NMEATests", dependencies: ["HAL", "NMEA", "TestSupport"], resources: [.copy("Fixtures")],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "Simulator", "InputEvents", "TestSupport", "UmockdevFixtures"],
+            name: "SensorsTests", dependencies: ["HAL", "NMEA", "Sensors", "SystemSupport", "TraceFormat", "Replay", "Synthesis", "Interchange", "InputEvents", "TestSupport", "UmockdevFixtures"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "AudioTests", dependencies: ["HAL", "Audio", "CSndfile", "Simulator", "HALCommand", "TestSupport"], exclude: ["Fixtures"],
+            name: "AudioTests", dependencies: ["HAL", "Audio", "CSndfile", "TraceFormat", "Replay", "Synthesis", "Interchange", "hal", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strictSwift6),
         .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"], swiftSettings: strictSwift6),
-        .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "Simulator", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(name: "MotionTests", dependencies: ["HAL", "Motion", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"], swiftSettings: strictSwift6),
         // The V4L2 checks that need the vivid driver: CameraTests runs this inside a qemu guest.
         .executableTarget(name: "VividChecks", dependencies: ["HAL", "Camera"], path: "Tests/VividChecks", swiftSettings: strictSwift6),
         .testTarget(
-            name: "CameraTests", dependencies: ["HAL", "Camera", "Simulator", "TestSupport"],
+            name: "CameraTests", dependencies: ["HAL", "Camera", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "AppsTests", dependencies: ["HAL", "Apps", "Simulator", "Audio", "TestSupport"],
+            name: "DemoAppsTests", dependencies: ["HAL", "AppCore", "DemoApps", "Session", "TraceFormat", "Replay", "Synthesis", "Interchange", "Audio", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",
-            dependencies: ["HALCommand", "Simulator", "TestSupport"],
+            dependencies: ["hal", "HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"],
             swiftSettings: strictSwift6
         ),
     ]

@@ -9,7 +9,10 @@
 import Foundation
 import HAL
 import Motion
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 
 #if canImport(Glibc)
 import Glibc

@@ -7,7 +7,10 @@
 //   ReplayThroughput replay PATH [REPEATS]   loads the file, then times TraceReplay.forEach alone
 
 import HAL
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 
 #if canImport(Glibc)
 import Glibc

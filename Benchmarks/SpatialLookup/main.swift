@@ -5,11 +5,15 @@
 // Prints one RESULT line per contender and radius: p50 and p99 microseconds per lookup, and the
 // speed-up of the index over the scan. Every contender must return the same places for every query.
 
-import Apps
+import AppCore
+import DemoApps
 import CSQLite
 import Foundation
 import HAL
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 
 let arguments = CommandLine.arguments
 let placeCount = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000

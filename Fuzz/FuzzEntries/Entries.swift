@@ -1,10 +1,14 @@
 // Entry points for the libFuzzer targets (`scripts/fuzz`): each takes arbitrary bytes and runs one parser
 // of the package on them. A parser may refuse the bytes with an error; it must never crash, hang or trap.
 // Built with `-sanitize=fuzzer` into a shared library that `Fuzz/harness.c` calls.
-import Apps
+import AppCore
+import DemoApps
 import InputEvents
 import NMEA
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 
 private func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
     guard let data, size > 0 else { return [] }

@@ -1,5 +1,9 @@
 /// A timestamped value that a device or an app produced: a sensor input, or an
 /// output such as a playback event or an app event. This is what a trace records.
+///
+/// The built-in kinds have a case each, so that app logic matches them exhaustively and the hot paths (trace
+/// decoding, fusion) handle them without boxing. Any other kind, in this package or a user's, is registered with
+/// ``KindRegistry`` and arrives as ``custom(_:)``.
 public enum Reading: Sendable, Hashable {
     /// A gyroscope, accelerometer or magnetometer sample.
     case motion(MotionSample)
@@ -19,6 +23,8 @@ public enum Reading: Sendable, Hashable {
     case playback(PlaybackEvent)
     /// What an app did.
     case appEvent(AppEvent)
+    /// A reading of a registered kind that has no case of its own (``KindValue``, ``KindRegistry``).
+    case custom(CustomReading)
 
     /// When the value was produced. Setting it moves the value in time, as a looping replay does.
     public var timestamp: Timestamp {
@@ -33,6 +39,7 @@ public enum Reading: Sendable, Hashable {
             case .expression(let value): value.timestamp
             case .playback(let value): value.timestamp
             case .appEvent(let value): value.timestamp
+            case .custom(let value): value.timestamp
             }
         }
         set {
@@ -46,6 +53,7 @@ public enum Reading: Sendable, Hashable {
             case .expression(var value): value.timestamp = newValue; self = .expression(value)
             case .playback(var value): value.timestamp = newValue; self = .playback(value)
             case .appEvent(var value): value.timestamp = newValue; self = .appEvent(value)
+            case .custom(var custom): custom.value.timestamp = newValue; self = .custom(custom)
             }
         }
     }

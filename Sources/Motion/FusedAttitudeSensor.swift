@@ -15,15 +15,20 @@ public struct FusedAttitudeSensor: AttitudeSensor {
     public let info: DeviceInfo
     private let sensors: [any MotionSensor]
     private let settings: AttitudeFilter.Settings
-    /// Seconds (on the system's continuous clock) a sensor may stay silent while others
-    /// deliver before the merge stops waiting for it.
+    /// Seconds (on the sensor's clock) a sensor may stay silent while others deliver before the merge stops
+    /// waiting for it.
     public var stallTimeout: Double = 1
+    /// Time elapsed on the injected clock, for the stall check.
+    private let elapsed: @Sendable () -> Duration
 
-    /// Creates the sensor from a gyroscope, an accelerometer and, optionally, a magnetometer.
+    /// Creates the sensor from a gyroscope, an accelerometer and, optionally, a magnetometer. `clock` times the stall
+    /// check: the system's continuous clock by default, a test's own clock where it wants to control stalls.
     public init(
         gyroscope: any MotionSensor, accelerometer: any MotionSensor, magnetometer: (any MotionSensor)? = nil,
-        settings: AttitudeFilter.Settings = .init()
+        settings: AttitudeFilter.Settings = .init(), clock: some Clock<Duration> = ContinuousClock()
     ) {
+        let origin = clock.now
+        elapsed = { origin.duration(to: clock.now) }
         sensors = [gyroscope, accelerometer] + (magnetometer.map { [$0] } ?? [])
         self.settings = settings
         info = DeviceInfo(
@@ -40,6 +45,7 @@ public struct FusedAttitudeSensor: AttitudeSensor {
         let sensors = sensors
         let settings = settings
         let stallTimeout = stallTimeout
+        let elapsed = elapsed
         let task = Task {
             await withTaskGroup(of: Void.self) { group in
                 for (index, sensor) in sensors.enumerated() {
@@ -54,10 +60,10 @@ public struct FusedAttitudeSensor: AttitudeSensor {
                 }
                 var fusion = MotionFusion(settings: settings, usesMagnetometer: sensors.count == 3)
                 var merge = TimestampMerge(sources: sensors.count)
-                var lastArrival = [ContinuousClock.Instant](repeating: .now, count: sensors.count)
+                var lastArrival = [Duration](repeating: elapsed(), count: sensors.count)
                 do {
                     for try await arrival in arrivals {
-                        let now = ContinuousClock.now
+                        let now = elapsed()
                         lastArrival[arrival.sensor] = now
                         merge.add(arrival.sample, from: arrival.sensor)
                         for source in sensors.indices {

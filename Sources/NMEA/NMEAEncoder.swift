@@ -17,7 +17,7 @@ public struct NMEAEncoder: Sendable {
 
     /// The sentences for one fix, each with its checksum and `\r\n`. A fix without UTC time is
     /// written at 1970-01-01T00:00:00Z plus nothing: give fixes a UTC time first (see
-    /// `LocationTrack.withUTC(from:)` in Simulator).
+    /// `LocationTrack.withUTC(from:)` in Interchange).
     public func sentences(for fix: LocationFix) -> [String] {
         // Round to the millisecond once, then split into days and the time of day, so that
         // time and date agree just before midnight.

@@ -1,3 +1,4 @@
+public import SystemSupport
 public import HAL
 
 /// Opens `nmea:` receivers: a serial tty, a log file, or `nmea:tcp://HOST:PORT`.

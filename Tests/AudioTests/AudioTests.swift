@@ -2,7 +2,10 @@ import Audio
 import CSndfile
 import Foundation
 import HAL
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 import TestSupport
 import Testing
 

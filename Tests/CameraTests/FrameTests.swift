@@ -1,7 +1,10 @@
 import Camera
 import Foundation
 import HAL
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 import Testing
 import TestSupport
 

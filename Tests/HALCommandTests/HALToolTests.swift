@@ -1,5 +1,9 @@
 import Foundation
-import Simulator
+import HAL
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 #if canImport(Glibc)
 import Glibc
 #endif

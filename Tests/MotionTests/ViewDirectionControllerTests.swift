@@ -1,7 +1,10 @@
 import Foundation
 import HAL
 import Motion
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 import TestSupport
 import Testing
 

@@ -2,7 +2,11 @@ import Foundation
 import HAL
 import NMEA
 import Sensors
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import SystemSupport
+import TraceFormat
 import TestSupport
 import Testing
 #if canImport(Glibc)
@@ -16,7 +20,7 @@ import Glibc
 
     /// A loopback port nobody listens on.
     static func freePort() throws -> UInt16 {
-        let server = try NMEATCPServer(port: 0)
+        let server = try TCPBroadcastServer(port: 0)
         defer { server.close() }
         return server.port
     }

@@ -1,7 +1,10 @@
 import Foundation
 import HAL
 import Sensors
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 import TestSupport
 import UmockdevFixtures
 import Testing

@@ -1,7 +1,10 @@
 import Foundation
 import HAL
 import Sensors
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
 import TestSupport
 import Testing
 
@@ -22,26 +25,9 @@ struct IIORemoteAndRecordingTests {
     @Test func aRemoteBoardThroughIiodDeliversTheSameSamplesAndItsLossEndsTheStream() async throws {
         let scratch = try makeScratchFolder()
         let testbed = try IIODeviceTests.imuTestbed(scratch: scratch)
-        let port = try GPSDRoundTripTests.freePort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-run")
-        server.arguments = ["-d", testbed.devices[0], "-s", "\(testbed.scripts[0].node)=\(testbed.scripts[0].file)", "--",
-                            "sh", "-c", "echo $$ > \(scratch)/iiod.pid; exec iiod -p \(port)"]
-        server.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch]) { $1 }
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            if let pid = try? String(contentsOfFile: "\(scratch)/iiod.pid", encoding: .utf8), let number = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                kill(number, SIGKILL)
-            }
-            server.waitUntilExit()
-        }
-        var listening = false
-        for _ in 0..<100 where !listening {
-            if let descriptor = connectToLoopback(port: port) { close(descriptor); listening = true } else { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        try #require(listening, "iiod did not listen on \(port)")
+        let server = try await IiodServer(testbed: testbed, scratch: scratch)
+        defer { server.stop() }
+        let port = server.port
 
         let gyro = try makeFactory().open("iio:ip:127.0.0.1:\(port)/iio:device0#anglvel", as: (any MotionSensor).self)
         #expect(gyro.info.name == "bmi160" && gyro.info.rate == 100 && gyro.info.resolution == 0.001065)
@@ -52,8 +38,7 @@ struct IIORemoteAndRecordingTests {
                 samples.append(sample)
                 if samples.count == Self.expectedGyro.count {
                     // The board goes away: iiod dies.
-                    let pid = try String(contentsOfFile: "\(scratch)/iiod.pid", encoding: .utf8)
-                    kill(Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, SIGKILL)
+                    server.kill()
                 }
             }
         } catch let error as DeviceError {

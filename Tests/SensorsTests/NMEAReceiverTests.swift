@@ -2,7 +2,11 @@ import Foundation
 import HAL
 import NMEA
 import Sensors
-import Simulator
+import Interchange
+import Replay
+import Synthesis
+import SystemSupport
+import TraceFormat
 import TestSupport
 import Testing
 
@@ -88,7 +92,7 @@ import Testing
         let (scenario, places) = try WalkScenario.load(path: packageRoot + "/traces/ubc/main-mall-tour.walk.json")
         let track = try LocationTrack(trace: scenario.generate(places: places))
         let sent = Array(track.fixes.prefix(400))
-        let server = try NMEATCPServer(port: 0)
+        let server = try TCPBroadcastServer(port: 0)
         defer { server.close() }
         let receiver = try NMEAReceiver(uri: DeviceURI("nmea:tcp://127.0.0.1:\(server.port)?gap=0.5"))
         let stream = receiver.readings(buffering: .unbounded)

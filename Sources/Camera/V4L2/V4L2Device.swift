@@ -1,6 +1,6 @@
+public import SystemSupport
 public import HAL
 import CV4L2
-import Sensors
 #if canImport(Glibc)
 import Glibc
 #endif

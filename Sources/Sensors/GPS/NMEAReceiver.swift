@@ -1,3 +1,4 @@
+public import SystemSupport
 import Foundation
 public import HAL
 import NMEA

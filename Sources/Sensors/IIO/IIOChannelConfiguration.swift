@@ -1,93 +1,48 @@
+import SystemSupport
 import CIIO
 import HAL
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// What it takes to turn one IIO device's x, y and z channels of a type into HAL samples:
-/// channel ids, per-axis scale and offset, the unit change, and the mount matrix. Plain values,
-/// so each reading thread can find the channels again in its own libiio context.
+/// What it takes to turn one IIO device's channels of a type (x, y and z, or a single one) into HAL
+/// values: channel ids, per-channel scale and offset with the unit change, whether a channel is
+/// already processed, and the mount matrix. Plain values, so each reading thread can find the
+/// channels again in its own libiio context.
 struct IIOChannelConfiguration: Sendable {
     let libiioURI: String
     let deviceID: String
     let deviceName: String
-    let quantity: MotionQuantity
-    /// `anglvel_x`, `anglvel_y`, `anglvel_z` (or the accel/magn ones).
+    /// The channel type, from ``IIOKind/all``.
+    let kind: IIOKind
+    /// `anglvel_x`, `anglvel_y`, `anglvel_z`, or the one channel (`pressure`, `illuminance0`).
     let channelIDs: [String]
-    /// Per axis: SI value = (raw + offset) × scale.
+    /// Per channel: HAL value = (raw + offset) × scale, with the kind's unit factor in the scale.
     let offsets: [Double]
     let scales: [Double]
+    /// Per channel: whether it has only `in_*_input` (already in the IIO unit; no raw, scale or
+    /// offset), so polled mode reads that and applies only the unit factor.
+    let processed: [Bool]
     /// Row-major 3×3 rotation into the board's frame, or nil.
     let mountMatrix: [Double]?
-    /// Whether every axis is a scan element, so buffered mode works.
+    /// Whether every channel is a scan element, so buffered mode works.
     let bufferable: Bool
-    /// Bits of each raw value (from the scan element type), where known.
+    /// Bits of each raw value and whether it is signed (from the scan element type), where known.
     let bits: Int?
+    let signed: Bool
     var samplesPerRead = 1
     var trigger: String?
 
-    /// The IIO channel type name for a quantity.
-    static func channelType(_ quantity: MotionQuantity) -> String {
-        switch quantity {
-        case .angularVelocity: "anglvel"
-        case .acceleration: "accel"
-        case .magneticField: "magn"
-        }
-    }
-
-    /// A quantity from a URI fragment: the IIO type name or the HAL's short name.
-    static func quantity(named name: String) -> MotionQuantity? {
-        switch name {
-        case "anglvel", "gyro", "gyroscope": .angularVelocity
-        case "accel", "accelerometer": .acceleration
-        case "magn", "mag", "magnetometer": .magneticField
-        default: nil
-        }
-    }
-
-    /// IIO's unit for the type, as a multiple of the HAL's (gauss are 100 µT).
-    static func unitFactor(_ quantity: MotionQuantity) -> Double { quantity == .magneticField ? 100 : 1 }
-
-    static func iioType(_ quantity: MotionQuantity) -> iio_chan_type {
-        switch quantity {
-        case .angularVelocity: IIO_ANGL_VEL
-        case .acceleration: IIO_ACCEL
-        case .magneticField: IIO_MAGN
-        }
-    }
-
-    /// The quantities a device has x, y and z input channels for.
-    static func quantities(of device: OpaquePointer) -> [MotionQuantity] {
-        MotionQuantity.allCases.filter { axisChannels(of: device, quantity: $0) != nil }
-    }
-
-    static func axisChannels(of device: OpaquePointer, quantity: MotionQuantity) -> [OpaquePointer]? {
-        var axes: [OpaquePointer?] = [nil, nil, nil]
-        for index in 0..<iio_device_get_channels_count(device) {
-            guard let channel = iio_device_get_channel(device, index), !iio_channel_is_output(channel),
-                  iio_channel_get_type(channel) == iioType(quantity)
-            else { continue }
-            switch iio_channel_get_modifier(channel) {
-            case IIO_MOD_X: axes[0] = channel
-            case IIO_MOD_Y: axes[1] = channel
-            case IIO_MOD_Z: axes[2] = channel
-            default: break
-            }
-        }
-        let found = axes.compactMap { $0 }
-        return found.count == 3 ? found : nil
-    }
-
-    init(device: OpaquePointer, quantity: MotionQuantity, libiioURI: String, uri: String) throws(DeviceError) {
-        guard let channels = Self.axisChannels(of: device, quantity: quantity) else {
-            throw DeviceError(.unsupported, uri: uri, "the device has no x, y and z \(Self.channelType(quantity)) channels")
+    init(device: OpaquePointer, kind: IIOKind, libiioURI: String, uri: String) throws(DeviceError) {
+        guard let channels = kind.channels(of: device) else {
+            throw DeviceError(.unsupported, uri: uri, "the device has no \(kind.channelsPhrase)")
         }
         self.libiioURI = libiioURI
-        self.quantity = quantity
+        self.kind = kind
         deviceID = String(cString: iio_device_get_id(device))
         deviceName = iio_device_get_name(device).map { String(cString: $0) } ?? deviceID
         channelIDs = channels.map { String(cString: iio_channel_get_id($0)) }
-        var scales: [Double] = [], offsets: [Double] = []
+        var scales: [Double] = [], offsets: [Double] = [], processed: [Bool] = []
         for channel in channels {
             let id = String(cString: iio_channel_get_id(channel))
             func number(_ attribute: String, _ fallback: Double) throws(DeviceError) -> Double {
@@ -97,14 +52,23 @@ struct IIOChannelConfiguration: Sendable {
                 }
                 return value
             }
-            scales.append(try number("scale", 1) * Self.unitFactor(quantity))
+            // `raw` is preferred; a channel with only `input` is read as it is (the kernel has applied scale and offset).
+            let hasRaw = iio_channel_find_attr(channel, "raw") != nil
+            processed.append(!hasRaw && iio_channel_find_attr(channel, "input") != nil)
+            scales.append(try number("scale", 1) * kind.factor)
             offsets.append(try number("offset", 0))
         }
         self.scales = scales
         self.offsets = offsets
+        self.processed = processed
         bufferable = channels.allSatisfy { iio_channel_is_scan_element($0) }
-        let format = iio_channel_get_data_format(channels[0])
-        bits = bufferable ? format.map { Int($0.pointee.bits) } : nil
+        let format = bufferable ? iio_channel_get_data_format(channels[0])?.pointee : nil
+        bits = format.map { Int($0.bits) }
+        signed = format?.is_signed ?? true
+        guard kind.axes == 3 else {
+            mountMatrix = nil
+            return
+        }
         let matrixText = IIOAttribute.read(channels[0], "mount_matrix")
             ?? IIOAttribute.readDevice(device, "mount_matrix")
             ?? IIOAttribute.readDevice(device, "in_mount_matrix")
@@ -126,21 +90,27 @@ struct IIOChannelConfiguration: Sendable {
         return numbers.count == 9 ? numbers : nil
     }
 
-    /// The smallest step, in HAL units.
-    var resolution: Double { abs(scales[0]) }
+    /// The smallest step, in HAL units; unknown for a processed channel.
+    var resolution: Double? { processed[0] ? nil : abs(scales[0]) }
 
-    /// The largest magnitude a signed raw value of the scan element's width can give, in HAL units.
+    /// The largest magnitude a raw value of the scan element's width and sign can give, in HAL units.
     var range: Double? {
         guard let bits, bits > 1, bits <= 64 else { return nil }
-        return abs(scales[0]) * Double(sign: .plus, exponent: bits - 1, significand: 1)
+        let low = signed ? -Double(sign: .plus, exponent: bits - 1, significand: 1) : 0
+        let high = signed ? Double(sign: .plus, exponent: bits - 1, significand: 1) - 1 : Double(sign: .plus, exponent: bits, significand: 1) - 1
+        return max(abs((low + offsets[0]) * scales[0]), abs((high + offsets[0]) * scales[0]))
     }
 
-    /// A sample from three raw values: offset, scale, then the mount matrix.
+    /// Channel `index`'s value in HAL units from its raw value: offset, then scale and unit factor.
     @inline(__always)
-    func sample(x: Int64, y: Int64, z: Int64, at time: Timestamp) -> MotionSample {
-        let ax = (Double(x) + offsets[0]) * scales[0]
-        let ay = (Double(y) + offsets[1]) * scales[1]
-        let az = (Double(z) + offsets[2]) * scales[2]
+    func value(raw: Int64, channel index: Int) -> Double {
+        (Double(raw) + offsets[index]) * scales[index]
+    }
+
+    /// A motion sample from the three axes' HAL values: the mount matrix, then the sample.
+    @inline(__always)
+    func motionSample(_ values: [Double], at time: Timestamp, quantity: MotionQuantity) -> MotionSample {
+        let (ax, ay, az) = (values[0], values[1], values[2])
         let value: Vector3
         if let m = mountMatrix {
             value = Vector3(x: m[0] * ax + m[1] * ay + m[2] * az, y: m[3] * ax + m[4] * ay + m[5] * az, z: m[6] * ax + m[7] * ay + m[8] * az)
@@ -148,6 +118,12 @@ struct IIOChannelConfiguration: Sendable {
             value = Vector3(x: ax, y: ay, z: az)
         }
         return MotionSample(timestamp: time, quantity: quantity, value: value)
+    }
+
+    /// Whether the device (for the type or as a whole) has a `sampling_frequency` to write.
+    func hasRateAttribute(device: OpaquePointer) -> Bool {
+        if let channel = iio_device_find_channel(device, channelIDs[0], false), iio_channel_find_attr(channel, "sampling_frequency") != nil { return true }
+        return iio_device_find_attr(device, "sampling_frequency") != nil
     }
 
     /// Writes `sampling_frequency` (the type's or the device's).
@@ -162,7 +138,7 @@ struct IIOChannelConfiguration: Sendable {
             throw DeviceError(.unsupported, uri: libiioURI, "\(deviceName) has no sampling_frequency attribute to set")
         }
         guard status >= 0 else {
-            throw DeviceError(errno: Int32(-status), uri: libiioURI, doing: "cannot set sampling_frequency to \(text) Hz", access: IIOMotionSensor.accessHelp)
+            throw DeviceError(errno: Int32(-status), uri: libiioURI, doing: "cannot set sampling_frequency to \(text) Hz", access: IIOSetup.accessHelp)
         }
     }
 

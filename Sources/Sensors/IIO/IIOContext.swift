@@ -1,3 +1,4 @@
+public import SystemSupport
 import CIIO
 import HAL
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ final class IIOContext {
             if libiioURI == "local:" && access("/sys/bus/iio", F_OK) != 0 {
                 throw DeviceError(.notFound, uri: deviceURI, "this kernel has no IIO devices (/sys/bus/iio is missing)")
             }
-            throw DeviceError(errno: code, uri: deviceURI, doing: "cannot create the libiio context '\(libiioURI)'", access: IIOMotionSensor.accessHelp)
+            throw DeviceError(errno: code, uri: deviceURI, doing: "cannot create the libiio context '\(libiioURI)'", access: IIOSetup.accessHelp)
         }
         self.pointer = pointer
         self.uri = deviceURI

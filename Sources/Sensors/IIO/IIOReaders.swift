@@ -1,32 +1,42 @@
+import SystemSupport
 import CIIO
 import HAL
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Polled mode: reads `in_*_raw` for the three axes at a fixed rate on `CLOCK_MONOTONIC`.
+/// Polled mode: reads each channel's `in_*_raw` (or `in_*_input` when it has only that) at a fixed
+/// rate on `CLOCK_MONOTONIC`, and hands over the values in HAL units, in channel order.
 struct IIOPolledReader {
     let configuration: IIOChannelConfiguration
     let device: OpaquePointer
     let uri: String
     let rate: Double
 
-    func run(stop: StopFlag, yield: (MotionSample) -> Void) throws(DeviceError) {
+    func run(stop: StopFlag, yield: (_ values: [Double], _ time: Timestamp) -> Void) throws(DeviceError) {
         let channels = try IIOBufferedReader.channels(configuration, device, uri)
         let period = Int64(1e9 / rate)
         var next = MonotonicClock().now.nanoseconds
+        var values = [Double](repeating: 0, count: channels.count)
         while !stop.isSet {
-            var raw: [Int64] = [0, 0, 0]
-            for axis in 0..<3 {
-                var value: CLongLong = 0
-                let status = iio_channel_attr_read_longlong(channels[axis], "raw", &value)
+            for index in channels.indices {
+                let status: Int32
+                if configuration.processed[index] {
+                    var value: Double = 0
+                    status = iio_channel_attr_read_double(channels[index], "input", &value)
+                    values[index] = value * configuration.kind.factor
+                } else {
+                    var value: CLongLong = 0
+                    status = iio_channel_attr_read_longlong(channels[index], "raw", &value)
+                    values[index] = configuration.value(raw: Int64(value), channel: index)
+                }
                 guard status >= 0 else {
-                    throw DeviceError(errno: Int32(-status), uri: uri, doing: "reading in_\(configuration.channelIDs[axis])_raw", access: IIOMotionSensor.accessHelp)
+                    let file = "in_\(configuration.channelIDs[index])_\(configuration.processed[index] ? "input" : "raw")"
+                    throw DeviceError(errno: Int32(-status), uri: uri, doing: "reading \(file)", access: IIOSetup.accessHelp)
                         .treatingMissingAsGone()
                 }
-                raw[axis] = Int64(value)
             }
-            yield(configuration.sample(x: raw[0], y: raw[1], z: raw[2], at: MonotonicClock().now))
+            yield(values, MonotonicClock().now)
             next += period
             let now = MonotonicClock().now.nanoseconds
             if next < now { next = now }  // fell behind: do not try to catch up with a burst
@@ -36,7 +46,8 @@ struct IIOPolledReader {
     }
 }
 
-/// Buffered mode: the kernel's scans, decoded by libiio, stamped by the timestamp channel.
+/// Buffered mode: the kernel's scans, decoded by libiio, turned into HAL units and stamped by the
+/// timestamp channel.
 struct IIOBufferedReader {
     let configuration: IIOChannelConfiguration
     let device: OpaquePointer
@@ -45,11 +56,11 @@ struct IIOBufferedReader {
 
     static func channels(_ configuration: IIOChannelConfiguration, _ device: OpaquePointer, _ uri: String) throws(DeviceError) -> [OpaquePointer] {
         let channels = configuration.channelIDs.compactMap { iio_device_find_channel(device, $0, false) }
-        guard channels.count == 3 else { throw DeviceError(.disconnected, uri: uri, "the device's \(configuration.channelIDs.joined(separator: ", ")) channels are gone") }
+        guard channels.count == configuration.channelIDs.count else { throw DeviceError(.disconnected, uri: uri, "the device's \(configuration.channelIDs.joined(separator: ", ")) channels are gone") }
         return channels
     }
 
-    func run(stop: StopFlag, yield: (MotionSample) -> Void) throws(DeviceError) {
+    func run(stop: StopFlag, yield: (_ values: [Double], _ time: Timestamp) -> Void) throws(DeviceError) {
         let channels = try Self.channels(configuration, device, uri)
         for index in 0..<iio_device_get_channels_count(device) {
             if let channel = iio_device_get_channel(device, index) { iio_channel_disable(channel) }
@@ -62,12 +73,15 @@ struct IIOBufferedReader {
         }
         try selectTrigger()
         guard let buffer = iio_device_create_buffer(device, configuration.samplesPerRead, false) else {
-            throw DeviceError(errno: errno, uri: uri, doing: "cannot start the IIO buffer", access: IIOMotionSensor.accessHelp).treatingMissingAsGone()
+            throw DeviceError(errno: errno, uri: uri, doing: "cannot start the IIO buffer", access: IIOSetup.accessHelp).treatingMissingAsGone()
         }
         defer { iio_buffer_destroy(buffer) }
         let stamping = timestamp.flatMap { iio_channel_is_enabled($0) ? ScanElement($0) : nil }
-        let axes = channels.compactMap(ScanElement.init)
-        guard axes.count == 3 else { throw DeviceError(.unsupported, uri: uri, "libiio gives no data format for the axes") }
+        let elements = channels.compactMap(ScanElement.init)
+        guard elements.count == channels.count else {
+            throw DeviceError(.unsupported, uri: uri, "libiio gives no data format for the \(configuration.channelIDs.joined(separator: ", ")) scan elements")
+        }
+        var values = [Double](repeating: 0, count: elements.count)
         let period = Int64(1e9 / rate)
         while !stop.isSet {
             let filled = iio_buffer_refill(buffer)
@@ -84,27 +98,27 @@ struct IIOBufferedReader {
                     // a remote board that stops answering a read has gone away for this stream.
                     throw DeviceError(.disconnected, uri: uri, "the connection to iiod was lost (reading the IIO buffer: \(describeErrno(code)))")
                 }
-                throw DeviceError(errno: code, uri: uri, doing: "reading the IIO buffer", access: IIOMotionSensor.accessHelp).treatingMissingAsGone()
+                throw DeviceError(errno: code, uri: uri, doing: "reading the IIO buffer", access: IIOSetup.accessHelp).treatingMissingAsGone()
             }
             let step = iio_buffer_step(buffer)
             guard step > 0, let end = iio_buffer_end(buffer), let first = iio_buffer_first(buffer, channels[0]) else { continue }
             let count = (end - first) / step
-            let starts = axes.compactMap { iio_buffer_first(buffer, $0.channel) }
-            guard starts.count == 3 else { continue }
+            let starts = elements.compactMap { iio_buffer_first(buffer, $0.channel) }
+            guard starts.count == elements.count else { continue }
             let timeStart = stamping.flatMap { iio_buffer_first(buffer, $0.channel) }
             let readAt = MonotonicClock().now.nanoseconds
             for scan in 0..<count {
                 let offset = scan * step
-                let x = axes[0].value(at: starts[0] + offset)
-                let y = axes[1].value(at: starts[1] + offset)
-                let z = axes[2].value(at: starts[2] + offset)
+                for index in elements.indices {
+                    values[index] = configuration.value(raw: elements[index].value(at: starts[index] + offset), channel: index)
+                }
                 let time: Int64
                 if let timeStart, let stamping {
                     time = stamping.value(at: timeStart + offset)
                 } else {
                     time = readAt - Int64(count - 1 - scan) * period
                 }
-                yield(configuration.sample(x: x, y: y, z: z, at: Timestamp(nanoseconds: time)))
+                yield(values, Timestamp(nanoseconds: time))
             }
         }
     }
@@ -115,7 +129,7 @@ struct IIOBufferedReader {
         if IIOAttribute.readDevice(device, "current_timestamp_clock") == "monotonic" { return }
         let status = iio_device_attr_write(device, "current_timestamp_clock", "monotonic")
         guard status >= 0 else {
-            throw DeviceError(errno: Int32(-status), uri: uri, doing: "cannot set current_timestamp_clock to monotonic", access: IIOMotionSensor.accessHelp)
+            throw DeviceError(errno: Int32(-status), uri: uri, doing: "cannot set current_timestamp_clock to monotonic", access: IIOSetup.accessHelp)
         }
     }
 
@@ -142,7 +156,7 @@ struct IIOBufferedReader {
         guard let chosen else { return }
         let status = iio_device_set_trigger(device, chosen)
         guard status >= 0 else {
-            throw DeviceError(errno: Int32(-status), uri: uri, doing: "cannot set the trigger to \(name(chosen))", access: IIOMotionSensor.accessHelp)
+            throw DeviceError(errno: Int32(-status), uri: uri, doing: "cannot set the trigger to \(name(chosen))", access: IIOSetup.accessHelp)
         }
     }
 }

@@ -1,3 +1,4 @@
+public import SystemSupport
 import CEvdev
 import Foundation
 public import HAL

@@ -1,0 +1,81 @@
+public import HAL
+
+/// A user action that does not come from a device: signing in, typing a message, a settings switch.
+///
+/// On a board these come from the app's UI; in a QA scenario they are scripted at a time.
+public struct AppCommand: Sendable, Hashable, Codable {
+    /// When the user acted.
+    public var timestamp: Timestamp
+    /// What the user did, such as `signIn` or `leaveMessage`.
+    public var action: String
+    /// The action's details, such as `user` or `text`.
+    public var arguments: [String: String]
+
+    /// Creates a command.
+    public init(timestamp: Timestamp, action: String, arguments: [String: String] = [:]) {
+        self.timestamp = timestamp
+        self.action = action
+        self.arguments = arguments
+    }
+}
+
+/// One thing an app is fed, in time order.
+public enum AppInput: Sendable, Hashable {
+    /// A device reading, with the id of the channel it came from (a trace channel's id, or the name a live
+    /// session gives a device), so that an app can tell two sources of one kind apart. `nil` where no channel
+    /// is known, as in a test that builds inputs by hand.
+    case reading(Reading, channel: String? = nil)
+    /// A user action from the UI or a scenario.
+    case command(AppCommand)
+    /// Time passing with nothing else to deliver: lets timers fire on a live clock.
+    case tick(Timestamp)
+    /// The speaker went away (unplugged, or its output failed), with why. The ``AppRunner`` reports it as
+    /// `speaker.failed` and hands it on, so that an app stops counting on a clip it started.
+    case speakerFailed(Timestamp, reason: String)
+
+    /// When the input happened. Setting it moves the input in time.
+    public var timestamp: Timestamp {
+        get {
+            switch self {
+            case .reading(let reading, _): reading.timestamp
+            case .command(let command): command.timestamp
+            case .tick(let time): time
+            case .speakerFailed(let time, _): time
+            }
+        }
+        set {
+            switch self {
+            case .reading(var reading, let channel): reading.timestamp = newValue; self = .reading(reading, channel: channel)
+            case .command(var command): command.timestamp = newValue; self = .command(command)
+            case .tick: self = .tick(newValue)
+            case .speakerFailed(_, let reason): self = .speakerFailed(newValue, reason: reason)
+            }
+        }
+    }
+}
+
+/// An app's logic: a state machine fed device readings, user commands and time, that emits
+/// ``AppEvent``s (what a screen would show) and ``SpeakerRequest``s (what to play or speak).
+///
+/// It has no clock and does no I/O. Time comes from its inputs and from ``advance(to:output:)``,
+/// which the ``AppRunner`` calls for every timer (``nextDeadline``) before delivering a later input.
+/// The same inputs therefore give the same events, at any replay rate.
+public protocol AppLogic: Sendable {
+    /// The name `hal run` knows the app by, such as `explorer`.
+    static var name: String { get }
+    /// Starts the app at `time`.
+    mutating func start(at time: Timestamp, output: inout AppOutput)
+    /// Takes one input. Readings of kinds the app does not use are ignored.
+    mutating func handle(_ input: AppInput, output: inout AppOutput)
+    /// The earliest time a timer of the app fires, if any is set.
+    var nextDeadline: Timestamp? { get }
+    /// Fires every timer due at or before `time`.
+    mutating func advance(to time: Timestamp, output: inout AppOutput)
+}
+
+extension AppLogic {
+    /// No timers.
+    public var nextDeadline: Timestamp? { nil }
+    /// No timers to fire.
+    public mutating func advance(to time: Timestamp, output: inout AppOutput) {}
+}

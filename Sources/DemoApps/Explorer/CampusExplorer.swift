@@ -1,0 +1,309 @@
+public import AppCore
+public import HAL
+
+/// The campus exploration game (UBC Explore): GPS arrival at places, guidance to the next target,
+/// messages left at places, and pointing the phone at a place to learn about it.
+///
+/// Inputs: location fixes, attitude (the fused heading) and commands (`signIn user`, `signOut`,
+/// `leaveMessage text`, `readMessages`, `addPlace id name lat lon [radius]`, `setDifficulty value`).
+///
+/// - **Arrival and leaving** use the fix's accuracy σ (5 m when unknown) and a margin: a player
+///   arrives when `distance + σ ≤ radius` and leaves when `distance − σ > radius + margin`
+///   (margin 20 % of the radius, at least 5 m; σ counts up to half the radius). A noisy fix at the
+///   edge changes nothing. A fix worse than 50 m is used neither for places nor for pointing.
+/// - **A lost fix** (mode `none`, or no fix for 5 s) emits `gps.lost` and hides guidance; places,
+///   pointing and notifications wait until `gps.acquired`. Nothing from a stale fix is shown.
+/// - **Messages:** arriving within twice a place's radius of a place with messages shows
+///   `message.nearby`, hidden after 5 s. `readMessages` works only at the place.
+/// - **Pointing:** an attitude whose heading is within ``CampusMap/pointingCone`` of the bearing to a place
+///   within ``CampusMap/pointingRange`` shows `place.pointed` with its info, on that same sample
+///   (the requirement is within 1 s). No attitude for 1 s ends the pointing.
+public struct CampusExplorer: AppLogic {
+    /// `explorer`.
+    public static let name = "explorer"
+    /// Seconds without a fix before the fix counts as lost.
+    public static let fixTimeout: Duration = .seconds(5)
+    /// Seconds a message notification shows.
+    public static let notificationTime: Duration = .seconds(5)
+    /// Seconds without an attitude before pointing ends.
+    public static let pointingTimeout: Duration = .seconds(1)
+    /// Fixes less accurate than this (metres, 1σ) are not used for places.
+    public static let worstUsableAccuracy = 50.0
+    /// Guidance distances are given in steps of this many metres.
+    public static let guidanceStep = 50.0
+
+    private var map: CampusMap
+    private var ids: [String]
+    private var index: PlaceIndex
+    /// The largest arrival radius, kept with the index: how far a fix's lookup must reach.
+    private var largestRadius = 25.0
+    private var difficulty: Difficulty
+    private var messages: [String: [CampusMessage]]
+    private var targetIndex = 0
+    private var fix: LocationFix?
+    private var fixTime: Timestamp?
+    private var hasFix = false
+    private var inside: Set<String> = []
+    private var notified: Set<String> = []
+    private var notificationHidesAt: Timestamp?
+    private var user: String?
+    private var lastAttitudeTime: Timestamp?
+    private var pointed: String?
+    private var guidance: (bucket: Int, direction: String)?
+
+    /// Creates the game on a validated map.
+    public init(map: CampusMap) throws(AppConfigError) {
+        try map.validate()
+        self.map = map
+        difficulty = map.difficulty ?? .easy
+        messages = Dictionary(grouping: map.messages ?? [], by: \.place)
+        ids = []
+        index = PlaceIndex(points: [])
+        reindex()
+    }
+
+    private var places: [String: CampusPlace] { map.places ?? [:] }
+
+    private mutating func reindex() {
+        ids = places.keys.sorted()
+        index = PlaceIndex(points: ids.map { places[$0]!.coordinate! }, cellSize: 100)
+        largestRadius = ids.map(radius).max() ?? 25
+    }
+
+    private func radius(_ id: String) -> Double { places[id]?.radius ?? map.arrivalRadius ?? 25 }
+    private var target: String? { targetIndex < map.route.count ? map.route[targetIndex] : nil }
+
+    public mutating func start(at time: Timestamp, output: inout AppOutput) {
+        output.emit("explorer.started", at: time, ["difficulty": .string(difficulty.rawValue), "places": .int(Int64(ids.count))])
+        announceTarget(at: time, output: &output)
+    }
+
+    public var nextDeadline: Timestamp? {
+        var deadlines: [Timestamp] = []
+        if hasFix, let fixTime { deadlines.append(fixTime + Self.fixTimeout) }
+        if let notificationHidesAt { deadlines.append(notificationHidesAt) }
+        if pointed != nil, let lastAttitudeTime { deadlines.append(lastAttitudeTime + Self.pointingTimeout) }
+        return deadlines.min()
+    }
+
+    public mutating func advance(to time: Timestamp, output: inout AppOutput) {
+        if let hide = notificationHidesAt, hide <= time {
+            output.emit("message.hidden", at: hide)
+            notificationHidesAt = nil
+        }
+        if hasFix, let fixTime, fixTime + Self.fixTimeout <= time {
+            loseFix(reason: "no fix for 5 s", at: fixTime + Self.fixTimeout, output: &output)
+        }
+        if let pointed, let last = lastAttitudeTime, last + Self.pointingTimeout <= time {
+            output.emit("pointing.ended", at: last + Self.pointingTimeout, ["place": .string(pointed), "reason": .string("no heading")])
+            self.pointed = nil
+        }
+    }
+
+    public mutating func handle(_ input: AppInput, output: inout AppOutput) {
+        switch input {
+        case .reading(.location(let fix), _): handle(fix, output: &output)
+        case .reading(.attitude(let attitude), _): handle(attitude, output: &output)
+        case .command(let command): handle(command, output: &output)
+        default: break
+        }
+    }
+
+    // MARK: Location
+
+    private mutating func handle(_ newFix: LocationFix, output: inout AppOutput) {
+        let time = newFix.timestamp
+        guard newFix.mode != .none, let position = newFix.coordinate else {
+            if hasFix { loseFix(reason: "no fix", at: time, output: &output) }
+            return
+        }
+        fix = newFix
+        fixTime = time
+        if !hasFix {
+            hasFix = true
+            output.emit("gps.acquired", at: time, ["accuracy": newFix.horizontalAccuracy.map { .rounded($0) } ?? .string("unknown")])
+        }
+        let sigma = newFix.horizontalAccuracy ?? 5
+        guard sigma <= Self.worstUsableAccuracy else { return }
+        updatePlaces(at: position, sigma: sigma, time: time, output: &output)
+        if let target, !inside.contains(target) { guide(from: position, to: target, time: time, output: &output) }
+    }
+
+    private mutating func loseFix(reason: String, at time: Timestamp, output: inout AppOutput) {
+        hasFix = false
+        fix = nil
+        guidance = nil
+        output.emit("gps.lost", at: time, ["reason": .string(reason)])
+        if let pointed {
+            output.emit("pointing.ended", at: time, ["place": .string(pointed), "reason": .string("no fix")])
+            self.pointed = nil
+        }
+    }
+
+    private mutating func updatePlaces(at position: GeoCoordinate, sigma: Double, time: Timestamp, output: inout AppOutput) {
+        let near = index.points(within: 2 * largestRadius + sigma, of: position)
+        var distances: [String: Double] = [:]
+        for hit in near { distances[ids[hit.index]] = position.distance(to: index.points[hit.index]) }
+        // σ counts up to half a radius: a fix good enough to use can always arrive at the centre.
+        func doubt(_ r: Double) -> Double { min(sigma, r / 2) }
+        for id in inside.sorted() {
+            let distance = distances[id] ?? .infinity
+            let r = radius(id)
+            if distance - doubt(r) > r + max(5, 0.2 * r) {
+                inside.remove(id)
+                output.emit("place.left", at: time, ["place": .string(id)])
+            }
+        }
+        for hit in near {
+            let id = ids[hit.index]
+            let distance = distances[id]!
+            let r = radius(id)
+            if !inside.contains(id), distance + doubt(r) <= r {
+                inside.insert(id)
+                output.emit("place.arrived", at: time, ["place": .string(id), "name": .string(places[id]?.name ?? id), "distance": .rounded(distance)])
+                if id == target { reachTarget(at: time, output: &output) }
+            }
+            let count = messages[id]?.count ?? 0
+            if count > 0, distance <= 2 * r, !notified.contains(id) {
+                notified.insert(id)
+                if notificationHidesAt != nil { output.emit("message.hidden", at: time) }  // the newer one replaces it
+                notificationHidesAt = time + Self.notificationTime
+                output.emit("message.nearby", at: time, ["place": .string(id), "count": .int(Int64(count))])
+            } else if distance > 3 * r {
+                notified.remove(id)
+            }
+        }
+    }
+
+    private mutating func reachTarget(at time: Timestamp, output: inout AppOutput) {
+        guard let target else { return }
+        output.emit("target.reached", at: time, ["place": .string(target)])
+        targetIndex += 1
+        guidance = nil
+        announceTarget(at: time, output: &output)
+    }
+
+    private mutating func announceTarget(at time: Timestamp, output: inout AppOutput) {
+        guard let target else {
+            output.emit("route.completed", at: time)
+            return
+        }
+        output.emit("target.set", at: time, ["place": .string(target), "name": .string(places[target]?.name ?? target)])
+        if difficulty == .medium, let hint = places[target]?.hint {
+            output.emit("target.hint", at: time, ["place": .string(target), "hint": .string(hint)])
+        }
+    }
+
+    private mutating func guide(from position: GeoCoordinate, to target: String, time: Timestamp, output: inout AppOutput) {
+        guard let goal = places[target]?.coordinate else { return }
+        let distance = position.distance(to: goal)
+        let bearing = position.bearing(to: goal)
+        let bucket = Int((distance / Self.guidanceStep).rounded(.up))
+        let direction = Self.compassPoint(bearing)
+        switch difficulty {
+        case .easy:
+            guard guidance?.bucket != bucket || guidance?.direction != direction else { return }
+            output.emit("target.guidance", at: time, [
+                "place": .string(target), "distance": .int(Int64(bucket) * Int64(Self.guidanceStep)),
+                "bearing": .rounded(bearing, places: 0), "direction": .string(direction),
+            ])
+        case .medium:
+            guard let previous = guidance, previous.bucket != bucket else {
+                if guidance == nil { guidance = (bucket, direction) }
+                return
+            }
+            output.emit(bucket < previous.bucket ? "target.warmer" : "target.colder", at: time, ["place": .string(target)])
+        }
+        guidance = (bucket, direction)
+    }
+
+    static func compassPoint(_ bearing: Double) -> String {
+        let points = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+        return points[Int(((bearing + 22.5) / 45).rounded(.down)) % 8]
+    }
+
+    // MARK: Pointing
+
+    private mutating func handle(_ attitude: AttitudeSample, output: inout AppOutput) {
+        let time = attitude.timestamp
+        lastAttitudeTime = time
+        guard hasFix, let position = fix?.coordinate, (fix?.horizontalAccuracy ?? 5) <= Self.worstUsableAccuracy else { return }
+        let heading = attitude.heading()
+        let cone = map.pointingCone ?? 15
+        var best: (id: String, offset: Double, distance: Double, bearing: Double)?
+        for hit in index.points(within: map.pointingRange ?? 200, of: position) where hit.distance >= 5 {
+            let id = ids[hit.index]
+            let bearing = position.bearing(to: index.points[hit.index])
+            var offset = abs(bearing - heading).truncatingRemainder(dividingBy: 360)
+            if offset > 180 { offset = 360 - offset }
+            guard offset <= cone else { continue }
+            if best == nil || offset < best!.offset { best = (id, offset, hit.distance, bearing) }
+        }
+        guard best?.id != pointed else { return }
+        if let pointed { output.emit("pointing.ended", at: time, ["place": .string(pointed), "reason": .string("turned away")]) }
+        pointed = best?.id
+        if let best {
+            output.emit("place.pointed", at: time, [
+                "place": .string(best.id), "name": .string(places[best.id]?.name ?? best.id),
+                "distance": .rounded(best.distance, places: 0), "bearing": .rounded(best.bearing, places: 0),
+                "info": .string(places[best.id]?.info ?? ""),
+            ])
+        }
+    }
+
+    // MARK: Commands
+
+    private mutating func handle(_ command: AppCommand, output: inout AppOutput) {
+        let time = command.timestamp
+        let arguments = command.arguments
+        func refuse(_ reason: String) {
+            output.refuse(command, reason)
+        }
+        switch command.action {
+        case "signIn":
+            guard let name = arguments["user"], !name.isEmpty else { return refuse("a user name is needed") }
+            user = name
+            output.emit("user.signedIn", at: time, ["user": .string(name)])
+        case "signOut":
+            user = nil
+            output.emit("user.signedOut", at: time)
+        case "leaveMessage":
+            guard let user else { return refuse("sign in to leave a message") }
+            guard hasFix, let place = inside.sorted().first else { return refuse("messages are left at a place; you are not at one") }
+            let text = arguments["text"] ?? ""
+            guard !text.isEmpty, text.count <= CampusMap.Limits.messageLength else {
+                return refuse("a message has 1–\(CampusMap.Limits.messageLength) characters; this has \(text.count)")
+            }
+            messages[place, default: []].append(CampusMessage(place: place, author: user, text: text))
+            output.emit("message.left", at: time, ["place": .string(place), "author": .string(user)])
+        case "readMessages":
+            guard hasFix, let place = inside.sorted().first(where: { messages[$0] != nil }) else {
+                return refuse("messages can be read only at their place")
+            }
+            for message in messages[place] ?? [] {
+                output.emit("message.read", at: time, ["place": .string(place), "author": .string(message.author), "text": .string(message.text)])
+            }
+        case "addPlace":
+            let id = arguments["id"] ?? ""
+            let place = CampusPlace(
+                name: arguments["name"], lat: arguments["lat"].flatMap(Double.init), lon: arguments["lon"].flatMap(Double.init),
+                radius: arguments["radius"].flatMap(Double.init))
+            do throws(AppConfigError) {
+                try CampusMap.validate(place, id: id, field: "place")
+                if places[id] != nil { throw AppConfigError(field: "place.id", "'\(id)' is already a place") }
+            } catch {
+                return refuse(error.description)
+            }
+            map.places = (map.places ?? [:]).merging([id: place]) { _, new in new }
+            reindex()
+            output.emit("place.added", at: time, ["place": .string(id), "name": .string(place.name ?? id)])
+        case "setDifficulty":
+            guard let value = arguments["value"].flatMap(Difficulty.init(rawValue:)) else { return refuse("difficulty is easy or medium") }
+            difficulty = value
+            guidance = nil
+            output.emit("difficulty.set", at: time, ["difficulty": .string(value.rawValue)])
+        default:
+            refuse("unknown action")
+        }
+    }
+}

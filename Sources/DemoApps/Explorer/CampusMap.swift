@@ -1,0 +1,169 @@
+public import AppCore
+public import HAL
+
+/// A place of the campus game. Any field may be left out where a places library supplies it.
+public struct CampusPlace: Sendable, Hashable, Codable {
+    /// The name shown.
+    public var name: String?
+    /// Latitude, WGS84 degrees.
+    public var lat: Double?
+    /// Longitude, WGS84 degrees.
+    public var lon: Double?
+    /// Altitude, metres (kept for libraries shared with walk scenarios).
+    public var alt: Double?
+    /// The arrival radius in metres; the map's ``CampusMap/arrivalRadius`` when absent.
+    public var radius: Double?
+    /// What pointing at the place shows.
+    public var info: String?
+    /// The medium-difficulty hint for finding it.
+    public var hint: String?
+
+    /// Creates a place.
+    public init(name: String? = nil, lat: Double? = nil, lon: Double? = nil, radius: Double? = nil, info: String? = nil, hint: String? = nil) {
+        self.name = name
+        self.lat = lat
+        self.lon = lon
+        self.radius = radius
+        self.info = info
+        self.hint = hint
+    }
+
+    /// The position, when both coordinates are known.
+    public var coordinate: GeoCoordinate? {
+        guard let lat, let lon else { return nil }
+        return GeoCoordinate(latitude: lat, longitude: lon)
+    }
+}
+
+/// A message a signed-in user left at a place, readable only there.
+public struct CampusMessage: Sendable, Hashable, Codable {
+    /// The place's id.
+    public var place: String
+    /// Who left it.
+    public var author: String
+    /// The text, at most ``CampusMap/Limits/messageLength`` characters.
+    public var text: String
+
+    /// Creates a message.
+    public init(place: String, author: String, text: String) {
+        self.place = place
+        self.author = author
+        self.text = text
+    }
+}
+
+/// How the game guides the player to the next place.
+public enum Difficulty: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Distance and bearing to the target.
+    case easy
+    /// The place's hint, then warmer or colder as the distance changes.
+    case medium
+}
+
+/// The campus explorer's configuration: places, the route of targets, messages and tuning.
+///
+/// `placesFile` names a places library (`{"places": {ID: {name, lat, lon, alt}}}`, as walk scenarios use);
+/// entries in `places` add places or add details (radius, info, hint) to the library's.
+public struct CampusMap: Sendable, Hashable, Codable {
+    /// A places library to start from, relative to the config file.
+    public var placesFile: String?
+    /// Places by id.
+    public var places: [String: CampusPlace]?
+    /// The targets, in order, by place id.
+    public var route: [String]
+    /// The guidance given.
+    public var difficulty: Difficulty?
+    /// The arrival radius of places without their own, metres.
+    public var arrivalRadius: Double?
+    /// The half-angle of the pointing cone, degrees.
+    public var pointingCone: Double?
+    /// How far away a place can be pointed at, metres.
+    public var pointingRange: Double?
+    /// Messages already left.
+    public var messages: [CampusMessage]?
+
+    /// The rules a place or message must keep.
+    public enum Limits {
+        /// The longest message, characters.
+        public static let messageLength = 240
+        /// A place name's length, characters.
+        public static let nameLength = 1...64
+        /// An arrival radius, metres.
+        public static let radius = 5.0...500.0
+    }
+
+    /// A places library file: `{"places": {ID: place}}`.
+    public struct Library: Sendable, Hashable, Codable {
+        /// Places by id.
+        public var places: [String: CampusPlace]
+    }
+
+    /// Creates a map.
+    public init(places: [String: CampusPlace], route: [String], difficulty: Difficulty = .easy, messages: [CampusMessage] = []) {
+        self.places = places
+        self.route = route
+        self.difficulty = difficulty
+        self.messages = messages
+    }
+
+    /// Fills in what this map's places leave out from a library, and adds the library's other places.
+    public mutating func merge(library: Library) {
+        var merged = library.places
+        for (id, place) in places ?? [:] {
+            var base = merged[id] ?? CampusPlace()
+            if let name = place.name { base.name = name }
+            if let lat = place.lat { base.lat = lat }
+            if let lon = place.lon { base.lon = lon }
+            if let alt = place.alt { base.alt = alt }
+            if let radius = place.radius { base.radius = radius }
+            if let info = place.info { base.info = info }
+            if let hint = place.hint { base.hint = hint }
+            merged[id] = base
+        }
+        places = merged
+    }
+
+    /// Checks the whole map, naming the first field that breaks a rule.
+    public func validate() throws(AppConfigError) {
+        for (id, place) in (places ?? [:]).sorted(by: { $0.key < $1.key }) {
+            try Self.validate(place, id: id, field: "places.\(id)")
+        }
+        for (index, id) in route.enumerated() where places?[id] == nil {
+            throw AppConfigError(field: "route[\(index)]", "'\(id)' is not a place")
+        }
+        if let cone = pointingCone, !(1...90).contains(cone) {
+            throw AppConfigError(field: "pointingCone", "\(cone) is out of range; expected 1…90 degrees")
+        }
+        if let range = pointingRange, !(10...5000).contains(range) {
+            throw AppConfigError(field: "pointingRange", "\(range) is out of range; expected 10…5000 m")
+        }
+        if let radius = arrivalRadius, !Limits.radius.contains(radius) {
+            throw AppConfigError(field: "arrivalRadius", "\(radius) is out of range; expected 5…500 m")
+        }
+        for (index, message) in (messages ?? []).enumerated() {
+            if places?[message.place] == nil { throw AppConfigError(field: "messages[\(index)].place", "'\(message.place)' is not a place") }
+            if message.text.count > Limits.messageLength {
+                throw AppConfigError(field: "messages[\(index)].text", "\(message.text.count) characters; at most \(Limits.messageLength)")
+            }
+        }
+    }
+
+    /// Checks one place: a name of 1–64 characters, latitude −90…90, longitude −180…180, radius 5…500 m.
+    public static func validate(_ place: CampusPlace, id: String, field: String) throws(AppConfigError) {
+        if id.isEmpty { throw AppConfigError(field: field, "a place needs an id") }
+        guard let name = place.name else { throw AppConfigError(field: "\(field).name", "missing; expected 1–64 characters") }
+        if !Limits.nameLength.contains(name.count) {
+            throw AppConfigError(field: "\(field).name", "\(name.count) characters; expected 1–64")
+        }
+        guard let lat = place.lat, (-90...90).contains(lat) else {
+            throw AppConfigError(field: "\(field).lat", "\(place.lat.map { "\($0)" } ?? "missing"); expected −90…90 degrees")
+        }
+        guard let lon = place.lon, (-180...180).contains(lon) else {
+            throw AppConfigError(field: "\(field).lon", "\(place.lon.map { "\($0)" } ?? "missing"); expected −180…180 degrees")
+        }
+        _ = (lat, lon)
+        if let radius = place.radius, !Limits.radius.contains(radius) {
+            throw AppConfigError(field: "\(field).radius", "\(radius) m is out of range; expected 5…500 m")
+        }
+    }
+}

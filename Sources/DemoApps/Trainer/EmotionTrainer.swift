@@ -1,0 +1,286 @@
+public import AppCore
+public import HAL
+
+/// The emotion-training game (P.E.T.): multiple-choice questions by level, then Facial Fun, where the
+/// child shows an expression to the camera and a classifier scores it.
+///
+/// - **Questions** are asked in level order with their choices in a row of buttons (y 0.6–0.9, equal
+///   widths). A wrong choice is greyed out and does nothing when tapped again. When every wrong
+///   choice is used, the question is skipped and moved to the back of the queue.
+/// - **Narration** speaks the prompt when a question or round is shown, and again after
+///   ``TrainerConfig/narrationRepeat`` seconds (30) with no answer, on the injected clock.
+/// - **Facial Fun:** the target's score must stay at or above the threshold for the hold time; a
+///   reading below it, or with no face, breaks the hold, and so does a gap of more than ``holdGap``
+///   between readings (dropped frames): a hold is only as long as readings confirm it. A reading with no face shows
+///   `facialFun.noFace`; no reading for ``TrainerConfig/cameraTimeout`` seconds shows
+///   `facialFun.noCamera`. **Retry** (y 0.9–1, left half) restarts the round, **skip** (right half) moves on.
+/// - **Statistics** per player (command `setPlayer player`): correct, incorrect, skipped and the
+///   mean seconds per question, emitted as `stats` when the session ends.
+public struct EmotionTrainer: AppLogic {
+    /// `trainer`.
+    public static let name = "trainer"
+    /// The longest gap between expression readings that a hold survives.
+    public static let holdGap: Duration = .seconds(1)
+    /// The answer buttons.
+    public static let choiceRow = ScreenRegion(x: 0, y: 0.6, width: 1, height: 0.3)
+    /// Facial Fun's retry button.
+    public static let retryButton = ScreenRegion(x: 0, y: 0.9, width: 0.5, height: 0.1)
+    /// Facial Fun's skip button.
+    public static let skipButton = ScreenRegion(x: 0.5, y: 0.9, width: 0.5, height: 0.1)
+
+    /// Counts for one player.
+    public struct Statistics: Sendable, Hashable {
+        /// Questions and rounds answered right.
+        public var correct = 0
+        /// Wrong choices.
+        public var incorrect = 0
+        /// Questions and rounds skipped.
+        public var skipped = 0
+        /// Seconds from showing to answering, per question or round answered.
+        public var seconds: [Double] = []
+    }
+
+    private enum Phase: Sendable, Hashable {
+        case question(Int)
+        case facialFun(Int)
+        case finished
+    }
+
+    private enum FaceState: Sendable, Hashable {
+        case waiting, face, noFace, noCamera
+    }
+
+    private let config: TrainerConfig
+    private var queue: [Int]
+    private var phase: Phase = .finished
+    private var greyed: Set<String> = []
+    private var shownAt: Timestamp = .zero
+    private var narration: (text: String, count: Int, next: Timestamp)?
+    private var player: String
+    /// Statistics by player.
+    public private(set) var statistics: [String: Statistics] = [:]
+    private var taps = TapDetector()
+    private var faceState: FaceState = .waiting
+    private var lastReading: Timestamp?
+    private var holdStart: Timestamp?
+
+    /// Creates the game on validated content.
+    public init(config: TrainerConfig) throws(AppConfigError) {
+        try config.validate()
+        self.config = config
+        queue = config.questions.indices.sorted { (config.questions[$0].level, $0) < (config.questions[$1].level, $1) }
+        player = config.player ?? "player"
+    }
+
+    private var repeatAfter: Duration { .nanoseconds(Int64((config.narrationRepeat ?? 30) * 1e9)) }
+    private var cameraTimeout: Duration { .nanoseconds(Int64((config.cameraTimeout ?? 3) * 1e9)) }
+    private var voice: String { config.voice ?? "en" }
+
+    public mutating func start(at time: Timestamp, output: inout AppOutput) {
+        output.emit("session.started", at: time, ["player": .string(player)])
+        next(at: time, output: &output)
+    }
+
+    public var nextDeadline: Timestamp? {
+        var deadlines = [narration?.next].compactMap { $0 }
+        if case .facialFun = phase, faceState != .noCamera { deadlines.append((lastReading ?? shownAt) + cameraTimeout) }
+        return deadlines.min()
+    }
+
+    public mutating func advance(to time: Timestamp, output: inout AppOutput) {
+        if case .facialFun = phase, faceState != .noCamera, (lastReading ?? shownAt) + cameraTimeout <= time {
+            let at = (lastReading ?? shownAt) + cameraTimeout
+            faceState = .noCamera
+            holdStart = nil
+            output.emit("facialFun.noCamera", at: at, ["seconds": .rounded((config.cameraTimeout ?? 3))])
+        }
+        if var current = narration, current.next <= time {
+            current.count += 1
+            output.emit("narration.spoken", at: current.next, ["text": .string(current.text), "count": .int(Int64(current.count))])
+            output.request(.speak(Utterance(text: current.text, voice: voice)))
+            current.next = current.next + repeatAfter
+            narration = current
+        }
+    }
+
+    public mutating func handle(_ input: AppInput, output: inout AppOutput) {
+        switch input {
+        case .reading(.pointer(let event), _):
+            if let tap = taps.handle(event) { self.tap(x: tap.x, y: tap.y, at: event.timestamp, output: &output) }
+        case .reading(.expression(let reading), _):
+            handle(reading, output: &output)
+        case .command(let command) where command.action == "setPlayer":
+            guard let name = command.arguments["player"], !name.isEmpty else {
+                return output.refuse(command, "a player name is needed")
+            }
+            player = name
+            output.emit("player.set", at: command.timestamp, ["player": .string(name)])
+        case .command(let command):
+            output.refuse(command, "unknown action")
+        default:
+            break
+        }
+    }
+
+    // MARK: Flow
+
+    private mutating func next(at time: Timestamp, output: inout AppOutput) {
+        greyed = []
+        shownAt = time
+        if let index = queue.first {
+            phase = .question(index)
+            let question = config.questions[index]
+            output.emit("question.shown", at: time, [
+                "question": .int(Int64(index + 1)), "level": .int(Int64(question.level)),
+                "prompt": .string(question.prompt), "choices": .string(question.choices.joined(separator: ",")),
+            ])
+            narrate(question.prompt, at: time, output: &output)
+            return
+        }
+        let round: Int
+        switch phase {
+        case .facialFun(let current): round = current + 1
+        default: round = 0
+        }
+        guard round < (config.facialFun ?? []).count else { return finish(at: time, output: &output) }
+        startRound(round, at: time, output: &output)
+    }
+
+    private mutating func startRound(_ round: Int, at time: Timestamp, output: inout AppOutput) {
+        let target = config.facialFun![round]
+        phase = .facialFun(round)
+        faceState = .waiting
+        holdStart = nil
+        lastReading = nil
+        shownAt = time
+        output.emit("facialFun.shown", at: time, [
+            "round": .int(Int64(round + 1)), "target": .string(target.target.rawValue),
+            "threshold": .double(target.threshold), "hold": .double(target.hold),
+        ])
+        narrate("Show me a \(Self.adjective(target.target)) face!", at: time, output: &output)
+    }
+
+    private mutating func narrate(_ text: String, at time: Timestamp, output: inout AppOutput) {
+        narration = (text, 1, time + repeatAfter)
+        output.emit("narration.spoken", at: time, ["text": .string(text), "count": .int(1)])
+        output.request(.speak(Utterance(text: text, voice: voice)))
+    }
+
+    private mutating func finish(at time: Timestamp, output: inout AppOutput) {
+        phase = .finished
+        narration = nil
+        output.emit("session.finished", at: time)
+        for (name, stats) in statistics.sorted(by: { $0.key < $1.key }) {
+            let mean = stats.seconds.isEmpty ? 0 : stats.seconds.reduce(0, +) / Double(stats.seconds.count)
+            output.emit("stats", at: time, [
+                "player": .string(name), "correct": .int(Int64(stats.correct)), "incorrect": .int(Int64(stats.incorrect)),
+                "skipped": .int(Int64(stats.skipped)), "meanSeconds": .rounded(mean),
+            ])
+        }
+    }
+
+    private mutating func record(_ change: (inout Statistics) -> Void) {
+        change(&statistics[player, default: Statistics()])
+    }
+
+    // MARK: Questions
+
+    private mutating func tap(x: Double, y: Double, at time: Timestamp, output: inout AppOutput) {
+        switch phase {
+        case .question(let index):
+            let question = config.questions[index]
+            guard let cell = Self.choiceRow.cell(x: x, y: y, columns: question.choices.count, rows: 1) else { return }
+            answer(question.choices[cell], question: index, at: time, output: &output)
+        case .facialFun(let round):
+            if Self.retryButton.contains(x: x, y: y) {
+                output.emit("facialFun.retry", at: time, ["round": .int(Int64(round + 1))])
+                startRound(round, at: time, output: &output)
+            } else if Self.skipButton.contains(x: x, y: y) {
+                output.emit("facialFun.skipped", at: time, ["round": .int(Int64(round + 1))])
+                record { $0.skipped += 1 }
+                next(at: time, output: &output)
+            }
+        case .finished:
+            break
+        }
+    }
+
+    private mutating func answer(_ choice: String, question index: Int, at time: Timestamp, output: inout AppOutput) {
+        let question = config.questions[index]
+        guard !greyed.contains(choice) else { return }
+        let seconds = shownAt.duration(to: time).seconds
+        if choice == question.answer {
+            output.emit("answer.correct", at: time, ["question": .int(Int64(index + 1)), "seconds": .rounded(seconds)])
+            record { $0.correct += 1; $0.seconds.append(seconds) }
+            queue.removeFirst()
+            return next(at: time, output: &output)
+        }
+        greyed.insert(choice)
+        record { $0.incorrect += 1 }
+        output.emit("answer.wrong", at: time, ["question": .int(Int64(index + 1)), "choice": .string(choice)])
+        let delay = repeatAfter
+        narration?.next = time + delay  // an answer is activity: the narration waits again
+        if greyed.count == question.choices.count - 1 {
+            output.emit("question.skipped", at: time, ["question": .int(Int64(index + 1)), "reason": .string("every wrong choice used")])
+            record { $0.skipped += 1 }
+            queue.append(queue.removeFirst())
+            next(at: time, output: &output)
+        }
+    }
+
+    // MARK: Facial Fun
+
+    /// How the narration names an expression.
+    static func adjective(_ expression: Expression) -> String {
+        switch expression {
+        case .angry: "angry"
+        case .disgust: "disgusted"
+        case .fear: "scared"
+        case .happy: "happy"
+        case .sad: "sad"
+        case .surprise: "surprised"
+        case .neutral: "calm"
+        }
+    }
+
+    private mutating func handle(_ reading: ExpressionReading, output: inout AppOutput) {
+        guard case .facialFun(let round) = phase else { return }
+        let time = reading.timestamp
+        let target = config.facialFun![round]
+        if let start = holdStart, let previous = lastReading, previous.duration(to: time) > Self.holdGap {
+            holdStart = nil
+            output.emit("facialFun.holdBroken", at: time, [
+                "held": .rounded(start.duration(to: previous).seconds), "gap": .rounded(previous.duration(to: time).seconds),
+            ])
+        }
+        lastReading = time
+        guard let scores = reading.scores else {
+            if faceState != .noFace {
+                faceState = .noFace
+                output.emit("facialFun.noFace", at: time)
+            }
+            holdStart = nil
+            return
+        }
+        if faceState != .face {
+            faceState = .face
+            output.emit("facialFun.faceFound", at: time)
+        }
+        let score = scores[target.target]
+        if score >= target.threshold {
+            if holdStart == nil {
+                holdStart = time
+                output.emit("facialFun.holding", at: time, ["score": .rounded(score, places: 3)])
+            }
+            if let start = holdStart, start.duration(to: time).seconds >= target.hold {
+                let seconds = shownAt.duration(to: time).seconds
+                output.emit("facialFun.correct", at: time, ["round": .int(Int64(round + 1)), "target": .string(target.target.rawValue), "seconds": .rounded(seconds)])
+                record { $0.correct += 1; $0.seconds.append(seconds) }
+                next(at: time, output: &output)
+            }
+        } else if let start = holdStart {
+            holdStart = nil
+            output.emit("facialFun.holdBroken", at: time, ["score": .rounded(score, places: 3), "held": .rounded(start.duration(to: time).seconds)])
+        }
+    }
+}

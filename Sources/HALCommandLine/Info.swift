@@ -1,0 +1,41 @@
+import ArgumentParser
+import HAL
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
+
+/// `hal info TRACE`: channels, duration, counts and rates.
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show a trace's channels, duration, record counts and rates.")
+
+    @Argument(help: "The trace file (.jsonl).")
+    var trace: String
+
+    func run() throws {
+        let trace = try Trace.load(path: trace)
+        var out = StandardOutput()
+        out.line("trace:    \(self.trace)")
+        out.line("format:   \(TraceHeader.formatName) version \(trace.header.version)")
+        for key in trace.header.metadata.keys.sorted() { out.line("\(key + ":")\(String(repeating: " ", count: max(1, 10 - key.count - 1)))\(trace.header.metadata[key]!)") }
+        out.line("duration: \(String(format3(trace.duration.seconds))) s")
+        out.line("records:  \(trace.records.count)")
+        out.line("channels:")
+        for summary in trace.channelSummaries {
+            let channel = summary.channel
+            var line = "  \(pad(channel.id, 10)) \(pad(channel.kind.rawValue, 14)) \(pad(String(summary.count), 7)) records"
+            if let units = channel.units { line += "  units \(units)" }
+            if let rate = channel.rate { line += "  nominal \(format3(rate)) Hz" }
+            if let measured = summary.measuredRate { line += "  measured \(format3(measured)) Hz" }
+            line += "  source \(channel.source)"
+            out.line(line)
+        }
+        if let truncation = trace.truncation { out.line("warning:  \(truncation)") }
+        out.flush()
+    }
+}
+
+/// Pads text on the right to `width` characters.
+func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import HAL
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
+
+/// `hal replay [TRACE]`: prints the records as they are delivered.
+struct Replay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a trace, printing each record as it is delivered.",
+        discussion: "Without a trace, replays the shipped \(defaultTracePath). By default records come as fast as possible; the printed sequence is the same at any pace.")
+
+    @Argument(help: "The trace file (.jsonl).")
+    var trace: String = defaultTracePath
+
+    @Option(help: "Replay N times faster than recorded (0.5 is half speed).")
+    var rate: Double?
+
+    @Flag(help: "Replay at the recorded pace.")
+    var realtime = false
+
+    @Option(help: "Only these channels, by id, comma-separated.", transform: { $0.split(separator: ",").map(String.init) })
+    var channels: [String]?
+
+    @Option(help: "Start this many seconds after the trace's first record.")
+    var offset: Double = 0
+
+    @Option(help: "Play the trace this many times (0 loops until interrupted).")
+    var loop: Int = 1
+
+    @Flag(help: "Print canonical trace lines instead of text.")
+    var jsonl = false
+
+    @Option(help: "Inject the faults of this plan ({\"seed\": N, \"faults\": [...]}, docs/faults.md).")
+    var faults: String?
+
+    func validate() throws {
+        if rate != nil && realtime { throw ValidationError("--rate and --realtime are exclusive") }
+        if let rate, !(rate > 0) { throw ValidationError("--rate takes a positive number") }
+        if offset < 0 { throw ValidationError("--offset takes a number of seconds, 0 or more") }
+        if loop < 0 { throw ValidationError("--loop takes 0 (forever) or more") }
+    }
+
+    func run() async throws {
+        let trace = try Trace.load(path: trace)
+        if let truncation = trace.truncation { printError("warning: \(truncation)") }
+        var options = ReplayOptions(
+            startOffset: .nanoseconds(Int64(offset * 1e9)), loops: loop == 0 ? nil : loop,
+            channels: channels.map(Set.init), faults: try faults.map { try FaultPlan.load(path: $0) })
+        if realtime { options.pacing = .realtime } else if let rate { options.pacing = .rate(rate) }
+        let replay = try TraceReplay(trace: trace, options: options)
+        var out = StandardOutput()
+        let encoder = TraceEncoder(header: trace.header)
+        var line: [UInt8] = []
+        let print: (TraceRecord) throws -> Void = { record in
+            if jsonl {
+                line.removeAll(keepingCapacity: true)
+                try encoder.encode(record, into: &line)
+                out.bytes(line)
+            } else {
+                let channel = trace.header.channels[record.channel]
+                out.line("\(record.timestamp) \(pad(channel.id, 8)) \(channel.kind.kindDescription.text(record.reading))")
+            }
+        }
+        if jsonl { out.bytes(try encoder.encodeHeader()) }
+        if options.pacing == .asFastAsPossible {
+            try replay.forEach(print)
+        } else {
+            try await replay.run(pacingClock: ContinuousClock()) { record in
+                try print(record)
+                out.flush()
+            }
+        }
+        out.flush()
+    }
+}

@@ -1,0 +1,137 @@
+public import TraceFormat
+/// One seeded fault to inject into a replay, described in a scenario or a trace URI's fault file.
+///
+/// ```json
+/// {"kind": "drop", "channel": "gyro", "probability": 0.05, "burst": 10, "from": 2, "to": 8}
+/// ```
+/// `from` and `to` are seconds after the trace's first record; the fault applies to records in that
+/// window (the whole trace when absent), on `channel` (every channel the kind applies to when absent).
+/// `docs/faults.md` says what each kind does and which fields it takes.
+public struct Fault: Sendable, Hashable, Codable {
+    /// What goes wrong.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Records lost: each record starts a loss with `probability`, `burst` records long (1 by default).
+        case drop
+        /// The value freezes at the window's first record: motion values, attitude, scores, or a GPS position.
+        case stuck
+        /// With `probability`, a record's value is thrown off by `magnitude`: added to each motion axis, or a
+        /// GPS position moved that many metres on a seeded bearing (an outlier).
+        case spike
+        /// From the window's start, `magnitude` is added to every motion axis.
+        case bias
+        /// Timestamps move by seeded Gaussian noise of σ = `magnitude` seconds (delivery order stays).
+        case jitter
+        /// With `probability`, a record is delivered after the one that follows it.
+        case reorder
+        /// With `probability`, a record is delivered twice.
+        case duplicate
+        /// Records are delivered `magnitude` seconds late: after the records of that later time, with their
+        /// own timestamps.
+        case latency
+        /// The channel's rate changes by `factor`: 0.5 keeps every other record, 2 repeats each record
+        /// halfway to the next.
+        case rate
+        /// The device is gone for the window: no records, then records again. On channel ``Fault/speakerChannel``
+        /// the app's speaker goes at `from`, mid-clip if one is playing, and does not come back in the run.
+        case disconnect
+        /// A GPS receiver loses its fix: fixes in the window have mode `none` and no position.
+        case lostFix
+        /// A GPS position jumps `magnitude` metres towards `bearing` (degrees; seeded when absent).
+        case jump
+        /// Camera frames corrupted with `probability`: their bytes cut short, as a broken transfer leaves them.
+        case corruptFrame
+    }
+
+    /// What goes wrong.
+    public var kind: Kind
+    /// The channel id, or every channel the kind applies to.
+    public var channel: String?
+    /// The window's start, seconds after the first record.
+    public var from: Double?
+    /// The window's end, seconds after the first record.
+    public var to: Double?
+    /// Per-record probability, 0…1, for drop, spike, reorder, duplicate and corruptFrame.
+    public var probability: Double?
+    /// Records per loss, for drop.
+    public var burst: Int?
+    /// Size: units of the channel for spike and bias, seconds for jitter and latency, metres for jump.
+    public var magnitude: Double?
+    /// Degrees from north, for jump.
+    public var bearing: Double?
+    /// Rate factor, for rate.
+    public var factor: Double?
+
+    /// Creates a fault.
+    public init(
+        _ kind: Kind, channel: String? = nil, from: Double? = nil, to: Double? = nil, probability: Double? = nil,
+        burst: Int? = nil, magnitude: Double? = nil, bearing: Double? = nil, factor: Double? = nil
+    ) {
+        self.kind = kind
+        self.channel = channel
+        self.from = from
+        self.to = to
+        self.probability = probability
+        self.burst = burst
+        self.magnitude = magnitude
+        self.bearing = bearing
+        self.factor = factor
+    }
+
+    /// The channel name that means the app's speaker in `hal run` and scenarios: an output, so not a trace channel.
+    public static let speakerChannel = "speaker"
+
+    /// What is wrong with the fault's fields, naming them; `nil` when it is usable.
+    public func problem() -> String? {
+        if channel == Self.speakerChannel {
+            guard kind == .disconnect else { return "the speaker takes only disconnect, not \(kind.rawValue)" }
+            guard from != nil, to == nil else { return "a speaker disconnect needs from, and no to: the speaker does not come back" }
+        }
+        let needsProbability: Set<Kind> = [.drop, .spike, .reorder, .duplicate, .corruptFrame]
+        let needsMagnitude: Set<Kind> = [.spike, .bias, .jitter, .latency, .jump]
+        if let probability, !(0...1).contains(probability) { return "probability: \(probability) is not within 0 to 1" }
+        if needsProbability.contains(kind), probability == nil, kind != .drop { return "\(kind.rawValue) needs a probability" }
+        if needsMagnitude.contains(kind), magnitude == nil { return "\(kind.rawValue) needs a magnitude" }
+        if let magnitude, !magnitude.isFinite || ((kind == .jitter || kind == .latency || kind == .jump) && magnitude < 0) {
+            return "magnitude: \(magnitude) is out of range"
+        }
+        if let burst, burst < 1 { return "burst: \(burst); expected 1 or more" }
+        if kind == .rate, !((factor ?? 0) > 0 && (factor ?? 0) <= 100) { return "rate needs a factor above 0 and at most 100" }
+        if let from, let to, !(from <= to) { return "from \(from) is after to \(to)" }
+        if kind == .drop, probability == nil, from == nil, to == nil { return "drop needs a probability or a window (from, to)" }
+        return nil
+    }
+}
+
+/// Faults and the seed that makes them the same every run.
+public struct FaultPlan: Sendable, Hashable, Codable {
+    /// The seed: the same seed, trace and faults give the same records.
+    public var seed: UInt64
+    /// The faults, applied in order.
+    public var faults: [Fault]
+
+    /// Creates a plan.
+    public init(seed: UInt64, faults: [Fault]) {
+        self.seed = seed
+        self.faults = faults
+    }
+
+    /// Reads and checks a plan file (`{"seed": N, "faults": [...]}`); errors name the file and the fault.
+    public static func load(path: String) throws -> FaultPlan {
+        let plan: FaultPlan = try ScriptFile.decode(path: path)
+        try plan.validate(file: path)
+        return plan
+    }
+
+    /// When the app's speaker goes, seconds after the first record: the earliest `disconnect` on
+    /// ``Fault/speakerChannel``, or `nil`.
+    public var speakerDisconnect: Double? {
+        faults.filter { $0.kind == .disconnect && $0.channel == Fault.speakerChannel }.compactMap(\.from).min()
+    }
+
+    /// Checks every fault, naming the first bad one.
+    public func validate(file: String? = nil) throws {
+        for (index, fault) in faults.enumerated() {
+            if let problem = fault.problem() { throw ScriptError(file: file, "faults[\(index)]: \(problem)") }
+        }
+    }
+}

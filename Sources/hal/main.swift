@@ -1,0 +1,5 @@
+// The `hal` tool: the package's command line with the five shipped apps.
+import DemoApps
+import HALCommandLine
+
+await HALCommandLine.main(apps: ShippedApps.all)

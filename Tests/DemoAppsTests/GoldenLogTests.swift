@@ -1,0 +1,96 @@
+import Foundation
+import HAL
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
+import Testing
+import TestSupport
+
+/// Each shipped scenario, run through `hal run` as fast as possible and paced at ×N, prints exactly its
+/// golden event log; and every scenario's expectations hold. Serialized: each test starts `hal` processes, and
+/// twenty at once would starve the timing-sensitive tests elsewhere in the run on a small machine.
+@Suite(.serialized) struct GoldenLogTests {
+    /// (app, scenario without `.run.json`, a replay rate that takes about a second).
+    static let scenarios: [(app: String, base: String, rate: String)] = [
+        ("explorer", "traces/ubc/explorer", "1500"),
+        ("talkboard", "traces/talkboard/session", "20"),
+        ("viewer", "traces/viewer/school", "25"),
+        ("trainer", "traces/trainer/facial-fun", "75"),
+        ("fieldguide", "traces/fieldguide/walk", "25"),
+    ]
+
+    @Test(arguments: scenarios.map(\.app))
+    func theLogMatchesTheGoldenOneAtEveryRate(app: String) async throws {
+        let scenario = Self.scenarios.first { $0.app == app }!
+        let path = packageRoot + "/" + scenario.base
+        let golden = try String(contentsOfFile: path + ".events.log", encoding: .utf8)
+        for rate in [[], ["--rate", scenario.rate], ["--rate", String(2 * Int(scenario.rate)!)]] {
+            let run = try await runProcess(halExecutable, ["run", app, path + ".run.json"] + rate, timeout: 60)
+            #expect(run.status == 0, "\(rate): \(run.output)")
+            #expect(run.output == golden, "hal run \(app) \(rate) differs from \(scenario.base).events.log")
+        }
+    }
+
+    @Test(arguments: scenarios.map(\.app))
+    func theScenarioExpectationsHold(app: String) async throws {
+        let scenario = Self.scenarios.first { $0.app == app }!
+        let run = try await runProcess(halExecutable, ["run", app, packageRoot + "/" + scenario.base + ".run.json", "--check"], timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("check: all "))
+        #expect(!run.output.contains("check: FAIL"))
+    }
+
+    @Test func aBrokenExpectationFailsWithAReadableReport() async throws {
+        let folder = try makeScratchFolder()
+        let original = try String(contentsOfFile: packageRoot + "/traces/ubc/explorer.run.json", encoding: .utf8)
+        let broken = original
+            .replacingOccurrences(of: "\"explorer.json\"", with: "\"\(packageRoot)/traces/ubc/explorer.json\"")
+            .replacingOccurrences(of: "\"main-mall-tour.walk.json\"", with: "\"\(packageRoot)/traces/ubc/main-mall-tour.walk.json\"")
+            .replacingOccurrences(of: "\"between\": [200, 260]", with: "\"between\": [120, 180]")
+        try broken.write(toFile: folder + "/broken.run.json", atomically: true, encoding: .utf8)
+        let run = try await runProcess(halExecutable, ["run", "explorer", folder + "/broken.run.json", "--check"], timeout: 60)
+        #expect(run.status == 1)
+        #expect(run.output.contains(
+            "check: FAIL place.arrived{place=clock-tower} between 120.0 s and 180.0 s: happened only outside the window, at 233.0 s"))
+        #expect(run.output.contains("check: 1 of 14 expectations failed"))
+    }
+
+    @Test func recordWritesTheInputsAndTheAppChannelToATrace() async throws {
+        let folder = try makeScratchFolder()
+        let run = try await runProcess(
+            halExecutable, ["run", "talkboard", packageRoot + "/traces/talkboard/session.run.json", "--record", folder + "/run.jsonl"], timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("wrote 68 records (24 app events)"))
+        let info = try await runProcess(halExecutable, ["info", folder + "/run.jsonl"], timeout: 30)
+        #expect(info.output.contains("app"), "\(info.output)")
+        let lines = try String(contentsOfFile: folder + "/run.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.contains { $0.contains(#""ch":"app","event":"bar.spoken","data":{"text":"I want juice","voice":"en"}"#) })
+    }
+
+    @Test func aRecordedRunKeepsItsFramesInItsOwnFolder() async throws {
+        let folder = try makeScratchFolder()
+        let run = try await runProcess(
+            halExecutable, ["run", "fieldguide", packageRoot + "/traces/fieldguide/walk.run.json", "--record", folder + "/guide.jsonl"], timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        let trace = try Trace.load(path: folder + "/guide.jsonl")
+        let frames = trace.records.compactMap { Frame($0.reading) }
+        #expect(frames.count == 20)
+        #expect(frames.allSatisfy { frame in
+            guard case .file(let path) = frame.storage else { return false }
+            return path.hasPrefix("guide.frames/") && FileManager.default.fileExists(atPath: folder + "/" + path)
+        })
+    }
+
+    @Test func badConfigsNameTheFileAndTheField() async throws {
+        let folder = try makeScratchFolder()
+        try #"{"favourites": [], "categories": [{"name": "Food", "words": []}]}"#.write(toFile: folder + "/board.json", atomically: true, encoding: .utf8)
+        let run = try await runProcess(
+            halExecutable, ["run", "talkboard", "--config", folder + "/board.json", "--input", packageRoot + "/traces/talkboard/session.jsonl"],
+            timeout: 30)
+        #expect(run.status != 0)
+        #expect(run.output.contains("\(folder)/board.json: categories[0].words: 0 words; a page holds 1…12"), "\(run.output)")
+        let unknown = try await runProcess(halExecutable, ["run", "chess"], timeout: 30)
+        #expect(unknown.output.contains("no app 'chess'; the apps are explorer, fieldguide, talkboard, trainer, viewer"))
+    }
+}

@@ -1,0 +1,137 @@
+import AppCore
+import DemoApps
+import HAL
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
+import Testing
+
+/// A speaker that fails on its second request, as a device gone mid-session does.
+final class FailingSpeaker: Speaker, @unchecked Sendable {
+    let info = DeviceInfo(uri: "test:failing", name: "failing", kind: .speaker, backend: "test")
+    private var calls = 0
+    func play(_ clip: AudioClip) async throws { try fail() }
+    func speak(_ utterance: Utterance) async throws { try fail() }
+    func pause() async throws { try fail() }
+    func resume() async throws { try fail() }
+    func stop() async throws { try fail() }
+    func setVolume(_ volume: Double) async throws {}
+    func events(buffering: ReadingBuffering) -> AsyncThrowingStream<PlaybackEvent, any Error> { AsyncThrowingStream { $0.finish() } }
+    private func fail() throws {
+        calls += 1
+        if calls > 1 { throw DeviceError(.disconnected, uri: info.uri, "the sound card went away") }
+    }
+}
+
+@Suite struct RunnerTests {
+    @Test func aFailingSpeakerIsReportedOnceAndTheAppGoesOn() async throws {
+        let trainer = try EmotionTrainer(config: TrainerConfig(questions: [
+            .init(level: 1, prompt: "One?", choices: ["a", "b", "c"], answer: "a"),
+            .init(level: 1, prompt: "Two?", choices: ["a", "b", "c"], answer: "a"),
+            .init(level: 1, prompt: "Three?", choices: ["a", "b", "c"], answer: "a"),
+        ]))
+        let log = await events(trainer, tap(1, 0.1, 0.75) + tap(2, 0.1, 0.75) + tap(3, 0.1, 0.75), speaker: FailingSpeaker())
+        let failed = log.named("speaker.failed")
+        #expect(failed.count == 1)
+        #expect(failed.first?.timestamp == at(1.08))
+        #expect(failed.first?.attributes["error"]?.description.contains("the sound card went away") == true)
+        #expect(log.named("answer.correct").count == 3)
+        #expect(log.last?.name == "stats")
+        // What was asked of the gone speaker is logged as not heard: the next two questions' narration.
+        #expect(log.named("speaker.skipped").map { $0.attributes["text"] } == [.string("Two?"), .string("Three?")])
+    }
+
+    @Test func timersFireAtTheirOwnDeadlinesWhateverTheInputSpacing() async throws {
+        let map = CampusMap(places: ["p": CampusPlace(name: "P", lat: 49, lon: -123)], route: ["p"])
+        let fix = { (seconds: Double) in
+            AppInput.reading(.location(LocationFix(
+                timestamp: at(seconds), mode: .threeDimensional, coordinate: GeoCoordinate(latitude: 49.001, longitude: -123), horizontalAccuracy: 3)))
+        }
+        // The loss is due at 6 s whether the next input comes at 7 s or at 100 s.
+        for next in [7.0, 100.0] {
+            let log = await events(try CampusExplorer(map: map), [fix(0), fix(1), fix(next)])
+            #expect(log.named("gps.lost").map(\.timestamp) == [at(6)])
+        }
+    }
+
+    @Test func expectationsReportWhatHappened() {
+        let events = [AppEvent(timestamp: at(5), name: "a", attributes: ["k": .string("v")]), AppEvent(timestamp: at(9), name: "b")]
+        #expect(EventExpectation(event: "a", with: ["k": "v"], between: [4, 6]).check(events, start: .zero).passed)
+        #expect(EventExpectation(event: "a", between: [6, 8]).check(events, start: .zero).line
+            == "FAIL a between 6.0 s and 8.0 s: happened only outside the window, at 5.0 s")
+        #expect(EventExpectation(no: "b").check(events, start: .zero).line == "FAIL no b: found 1, at 9.0 s")
+        #expect(EventExpectation(event: "c").check(events, start: .zero).line == "FAIL c: never happened")
+        #expect(EventExpectation(event: "a", count: 2).check(events, start: .zero).line == "FAIL a exactly 2×: found 1, at 5.0 s")
+        let span = EventExpectation.Span(from: EventMatcher(event: "a"), to: EventMatcher(event: "b"))
+        #expect(!EventExpectation(no: "a", during: span).check(events, start: .zero).passed)
+        #expect(throws: AppConfigError(field: "expect[0]", "give exactly one of 'event' and 'no'")) {
+            try EventExpectation(event: "a", no: "b").validate(field: "expect[0]")
+        }
+    }
+}
+
+@Suite struct LiveInputTests {
+    struct Lost: Error { var time: Timestamp }
+
+    /// Live devices: the merged stream ticks on the injected clock, so a timer fires while no device speaks.
+    @Test func ticksFromTheInjectedClockFireTimersWhenDevicesAreSilent() async throws {
+        let clock = VirtualClock(start: at(100))
+        let (gps, feed) = AsyncThrowingStream.makeStream(of: Reading.self)
+        let inputs = LiveInputs.merge([("gps", gps)], clock: clock, tick: Duration.milliseconds(500))
+        let map = CampusMap(places: ["p": CampusPlace(name: "P", lat: 49, lon: -123)], route: ["p"])
+        let run = Task {
+            var runner = AppRunner(logic: try CampusExplorer(map: map))
+            try await runner.run(inputs, start: at(100)) { batch in
+                if let lost = batch.first(where: { $0.name == "gps.lost" }) { throw Lost(time: lost.timestamp) }
+            }
+        }
+        feed.yield(.location(LocationFix(
+            timestamp: at(100), mode: .threeDimensional, coordinate: GeoCoordinate(latitude: 49.001, longitude: -123), horizontalAccuracy: 3)))
+        // Only the clock moves from here, half a second at a time once the ticker sleeps on it.
+        var spins = 0
+        while clock.now < at(110), spins < 1_000_000 {
+            spins += 1
+            if clock.sleeperCount == 0 { await Task.yield(); continue }
+            clock.advance(by: .milliseconds(500))
+        }
+        let result = await run.result
+        feed.finish()
+        guard case .failure(let error as Lost) = result else {
+            Issue.record("the run ended without losing the fix: \(result)")
+            return
+        }
+        #expect(error.time == at(105))  // the fix's deadline, not the tick that noticed it
+    }
+
+    /// A live speaker whose events stream fails (OutputSpeaker ends it so when its device goes; AudioTests
+    /// covers that side) becomes one `speaker.failed`, and the viewer stops counting on its clip.
+    @Test(.timeLimit(.minutes(1))) func aSpeakerWhoseEventsFailIsReportedAndTheViewerDropsItsSound() async throws {
+        let clock = VirtualClock(start: .zero)
+        let (touch, fingers) = AsyncThrowingStream.makeStream(of: Reading.self)
+        let (playback, speakerEvents) = AsyncThrowingStream.makeStream(of: Reading.self)
+        let inputs = LiveInputs.merge([("touch", touch)], feedback: [playback], clock: clock, tick: .seconds(3600))
+        let (seen, saw) = AsyncStream.makeStream(of: String.self)
+        let run = Task {
+            var runner = AppRunner(logic: try ExperienceViewer(config: ViewerConfig(experience: ViewerTests.oneView())))
+            var log: [AppEvent] = []
+            try await runner.run(inputs, start: .zero) { batch in
+                log += batch
+                for event in batch { saw.yield(event.name) }
+            }
+            return log
+        }
+        for case .reading(let reading, _) in tap(1, 0.5, 0.5) { fingers.yield(reading) }
+        var names = seen.makeAsyncIterator()
+        while let name = await names.next(), name != "sound.played" {}
+        speakerEvents.finish(throwing: DeviceError(.disconnected, uri: "alsa:test", "the device went away"))
+        while let name = await names.next(), name != "sound.interrupted" {}
+        for case .reading(let reading, _) in tap(2, 0.5, 0.5) { fingers.yield(reading) }
+        fingers.finish()
+        let log = try await run.value
+        #expect(log.named("speaker.failed").map { $0.attributes["error"]?.description.contains("the device went away") } == [true])
+        // The second tap plays the clip again instead of pausing a clip no one hears.
+        #expect(log.named("sound.played").count == 2)
+        #expect(log.named("sound.paused").isEmpty)
+    }
+}

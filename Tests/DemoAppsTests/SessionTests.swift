@@ -1,0 +1,67 @@
+import AppCore
+import DemoApps
+import Foundation
+import HAL
+import Replay
+import Session
+import Synthesis
+import Testing
+import TestSupport
+import TraceFormat
+
+/// The session library in-process: the same golden logs as `hal run`, at any pacing, and the merge order it documents.
+@Suite struct SessionTests {
+    static let catalog = AppCatalog(ShippedApps.all)
+
+    @Test(arguments: ShippedApps.all.map { $0.name })
+    func eachShippedScenarioGivesItsGoldenLogInProcessAtAnyPacing(app: String) async throws {
+        let scenarioPath: String? = try Self.catalog.app(named: app).defaultScenario
+        let base = try #require(scenarioPath).dropLast(".run.json".count)
+        let golden = try String(contentsOfFile: packageRoot + "/" + base + ".events.log", encoding: .utf8)
+        let scenario = try Scenario(path: packageRoot + "/" + base + ".run.json")
+        let fast = try await scenario.run(catalog: Self.catalog)
+        #expect(fast.logLines.map { $0 + "\n" }.joined() == golden)
+        #expect(fast.passed, "\(fast.expectations.filter { !$0.passed }.map(\.line))")
+        // Paced on a clock that only moves when slept on: ×0.5 of the whole walk, done at once.
+        let paced = try await scenario.run(catalog: Self.catalog, pacing: .rate(0.5), pacingClock: VirtualClock(advancesOnSleep: true))
+        #expect(paced.events == fast.events)
+    }
+
+    /// An app that logs every input it is fed, with its channel.
+    struct Echo: AppLogic {
+        static let name = "echo"
+        mutating func start(at time: Timestamp, output: inout AppOutput) {}
+        mutating func handle(_ input: AppInput, output: inout AppOutput) {
+            switch input {
+            case .reading(let reading, let channel): output.emit("reading", at: reading.timestamp, ["channel": .string(channel ?? "-")])
+            case .command(let command): output.emit("command", at: command.timestamp, ["action": .string(command.action)])
+            case .speakerFailed(let time, _): output.emit("speaker", at: time)
+            case .tick: break
+            }
+        }
+    }
+
+    @Test func inputsMergeByTimeThenChannelOrderWithCommandsFirstAtATie() async throws {
+        func key(_ t: Int64, _ code: Int) -> KeyEvent { KeyEvent(timestamp: Timestamp(nanoseconds: t), code: code, state: .press) }
+        let header = TraceHeader(channels: [
+            TraceChannel(id: "left", kind: .keys, source: "test:left"), TraceChannel(id: "right", kind: .keys, source: "test:right"),
+        ])
+        // The right channel's record at 1 s is listed first, but the left channel comes first in the header.
+        let trace = Trace(header: header, records: [
+            TraceRecord(channel: 1, reading: .key(key(1_000_000_000, 2))), TraceRecord(channel: 0, reading: .key(key(0, 1))),
+            TraceRecord(channel: 0, reading: .key(key(1_000_000_000, 1))),
+        ])
+        let session = AppSession(Echo(), inputs: trace, commands: [ScriptedCommand(at: 1, action: "b"), ScriptedCommand(at: 1, action: "a"), ScriptedCommand(at: 3, action: "late")])
+        let result = try await session.run()
+        let lines = result.events.map { "\($0.timestamp.nanoseconds / 1_000_000_000) \($0.name) \($0.attributes["channel"] ?? $0.attributes["action"] ?? .string(""))" }
+        #expect(lines == ["0 reading left", "1 command b", "1 command a", "1 reading left", "1 reading right", "3 command late"])
+    }
+
+    @Test func theRecordingHoldsTheInputsAndAnAppChannel() async throws {
+        let trace = try Trace.load(path: packageRoot + "/traces/talkboard/session.jsonl")
+        let result = try await AppSession(Echo(), inputs: trace, records: true).run()
+        let recording = try #require(result.recording)
+        #expect(recording.header.channels.map(\.id) == trace.header.channels.map(\.id) + ["app"])
+        #expect(recording.records.filter { recording.header.channels[$0.channel].id == "app" }.count == result.events.count)
+    }
+}

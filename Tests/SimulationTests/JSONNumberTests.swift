@@ -1,0 +1,117 @@
+import HAL
+import Interchange
+import Replay
+import Synthesis
+import TraceFormat
+import Testing
+
+/// Numbers read back exactly as written, through the fast path and the `strtod` fallback alike.
+@Suite struct JSONNumberTests {
+    static let header = TraceHeader(channels: [TraceChannel(id: "g", kind: .gyroscope, source: "test:g")])
+
+    func roundTrip(_ values: [Double]) throws -> [Double] {
+        var records: [TraceRecord] = []
+        var index: Int64 = 0
+        for chunk in stride(from: 0, to: values.count, by: 3) {
+            let v = values[chunk..<min(chunk + 3, values.count)] + [0, 0]
+            records.append(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: ts(index), quantity: .angularVelocity, value: Vector3(x: v[v.startIndex], y: v[v.startIndex + 1], z: v[v.startIndex + 2])))))
+            index += 1
+        }
+        let decoded = try Trace.decode(try Trace(header: Self.header, records: records).encoded())
+        return decoded.records.flatMap { record -> [Double] in
+            guard case .motion(let sample) = record.reading else { return [] }
+            return [sample.value.x, sample.value.y, sample.value.z]
+        }
+    }
+
+    @Test func seededRandomDoublesRoundTripBitForBit() throws {
+        var generator = SplitMix64(seed: 42)
+        var values: [Double] = []
+        for _ in 0..<30_000 {
+            let bits = generator.next()
+            let value = Double(bitPattern: bits)
+            if value.isFinite { values.append(value) }
+            values.append(Double(Int64(bitPattern: generator.next()) % 2_000_000) / 1_000_003.0)
+        }
+        while values.count % 3 != 0 { values.append(0) }
+        let read = try roundTrip(values)
+        #expect(read.count == values.count)
+        let mismatches = zip(values, read).filter { $0.bitPattern != $1.bitPattern }
+        #expect(mismatches.isEmpty, "first mismatches: \(mismatches.prefix(3))")
+    }
+
+    /// Doubles between 2⁻⁶⁰ and 2⁶⁰, where most shortest forms have 16 or 17 digits and a small
+    /// power of ten: the double-double path, with `strtod` only near a midpoint.
+    @Test func theDoubleDoublePathRoundsLikeStrtod() throws {
+        var generator = SplitMix64(seed: 7)
+        var values: [Double] = []
+        for _ in 0..<150_000 {
+            let bits = generator.next()
+            let exponent = UInt64(1023 - 60 + Int(bits >> 57) % 121)
+            values.append(Double(bitPattern: (bits & 0x800F_FFFF_FFFF_FFFF) | exponent << 52))
+        }
+        let read = try roundTrip(values)
+        let mismatches = zip(values, read).filter { $0.bitPattern != $1.bitPattern }
+        #expect(mismatches.isEmpty, "first mismatches: \(mismatches.prefix(3))")
+    }
+
+    @Test func edgeValuesRoundTrip() throws {
+        let values: [Double] = [
+            0, -0.0, 1, -1, 0.1, 0.3, 1e22, 1e23, 9007199254740994, 2.2250738585072014e-308, .leastNonzeroMagnitude,
+            1.7976931348623157e308, 1.2345678901234568e29, 0.000001, 9.80665, -123.25293,
+        ]
+        let read = try roundTrip(values + [0, 0])
+        for (value, back) in zip(values, read) { #expect(value.bitPattern == back.bitPattern, "\(value)") }
+    }
+
+    @Test func handWrittenNumberFormsAreAccepted() throws {
+        let header = String(decoding: try TraceEncoder(header: Self.header).encodeHeader().dropLast(), as: UTF8.self)
+        let trace = try decode([header, #"{"t":1,"ch":"g","v":[1E2, -0.5e-3 ,  12]}"#, #"{ "ch" : "g" , "v" : [0,0,0] , "t" : 2 }"#])
+        guard case .motion(let sample) = trace.records[0].reading else { Issue.record("no sample"); return }
+        #expect(sample.value == Vector3(x: 100, y: -0.0005, z: 12))
+        #expect(trace.records[1].timestamp.nanoseconds == 2)
+    }
+
+    @Test(arguments: [#"[1,2,]"#, #"[01,2,3]"#, #"[1.,2,3]"#, #"[.5,2,3]"#, #"[1,2,NaN]"#, #"[1,2,1e400]"#, #"[+1,2,3]"#, #"[1,2,"3"]"#])
+    func malformedNumbersAreRefused(_ vector: String) throws {
+        let header = String(decoding: try TraceEncoder(header: Self.header).encodeHeader().dropLast(), as: UTF8.self)
+        #expect(throws: TraceError.self) { try decode([header, #"{"t":1,"ch":"g","v":\#(vector)}"#]) }
+    }
+
+    @Test func stringsWithEscapesRoundTrip() throws {
+        let header = TraceHeader(channels: [TraceChannel(id: "app", kind: .app, source: "test:app")])
+        let names = ["tab\there", "quote \" and \\ slash", "snow ☃ and 𝄞", "control \u{01}\u{1F}", "line\nbreak"]
+        let records = names.enumerated().map { TraceRecord(channel: 0, reading: .appEvent(AppEvent(timestamp: ts(Int64($0)), name: $1))) }
+        #expect(try Trace.decode(try Trace(header: header, records: records).encoded()).records == records)
+        let line = String(decoding: try TraceEncoder(header: header).encodeHeader().dropLast(), as: UTF8.self)
+        let escaped = try decode([line, #"{"t":1,"ch":"app","event":"\u00e9\ud834\udd1e\/"}"#])
+        #expect(AppEvent(escaped.records[0].reading)?.name == "é𝄞/")
+        #expect(throws: TraceError.self) { try decode([line, #"{"t":1,"ch":"app","event":"\ud834"}"#]) }
+        #expect(throws: TraceError.self) { try decode([line, #"{"t":1,"ch":"app","event":"\q"}"#]) }
+    }
+
+    @Test func deepNestingIsBounded() throws {
+        let header = String(decoding: try TraceEncoder(header: Self.header).encodeHeader().dropLast(), as: UTF8.self)
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        do {
+            _ = try decode([header, #"{"t":1,"ch":"g","v":\#(deep)}"#])
+            Issue.record("accepted 10000 levels of nesting")
+        } catch {
+            #expect(error.kind == .malformedJSON)
+            #expect(error.message.contains("nested deeper than 64 levels"))
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64) so the test's numbers are the same every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
