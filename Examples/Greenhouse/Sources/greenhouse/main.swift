@@ -1,0 +1,8 @@
+// `greenhouse`: the sensor HAL's command line, knowing the greenhouse app and the soil-moisture kind.
+// `greenhouse run greenhouse`, `greenhouse replay`, `greenhouse info`, `greenhouse record` and the rest work as `hal`'s.
+import Greenhouse
+import HAL
+import HALCommandLine
+
+KindRegistry.register(SoilMoistureSample.kind)
+await HALCommandLine.main(apps: [GreenhouseMonitor.self])
