@@ -116,7 +116,7 @@ struct CameraCommand: AsyncParsableCommand {
             printError("wrote \(count) frames to \(out) and \(writer.frameFolder)/")
             if let v4l2 = camera as? V4L2Camera {
                 let counts = v4l2.statistics
-                printError("the camera delivered \(counts.delivered) frames, dropped \(counts.dropped), skipped \(counts.errors) as errors")
+                printError("the camera delivered \(counts.delivered) frames (\(counts.repeated) with a repeated sequence number), dropped \(counts.dropped), skipped \(counts.errors) as errors")
             }
         }
     }

@@ -148,3 +148,24 @@ import TestSupport
         #expect(throws: DeviceError.self) { try FileCameraBackend(scheme: "video").open(DeviceURI("video:\(folder)/missing.avi")) }
     }
 }
+
+/// How a capture counts the driver's sequence numbers: gaps, repeats, restarts and the 32-bit wrap.
+@Suite struct SequenceCountTests {
+    static func counts(_ sequences: [UInt32]) -> V4L2Statistics {
+        var statistics = V4L2Statistics()
+        var last: UInt32?
+        for sequence in sequences {
+            statistics.count(sequence: sequence, after: last)
+            last = sequence
+        }
+        return statistics
+    }
+
+    @Test func gapsRepeatsRestartsAndTheWrapAreCountedWithoutTrapping() {
+        #expect(Self.counts([3, 3, 4]).repeated == 1 && Self.counts([3, 3, 4]).dropped == 0)
+        #expect(Self.counts([5, 9]).dropped == 3)
+        #expect(Self.counts([0xFFFF_FFFE, 1]).dropped == 2 && Self.counts([0xFFFF_FFFE, 1]).restarts == 0)
+        #expect(Self.counts([10, 2]).restarts == 1 && Self.counts([10, 2]).dropped == 0)
+        #expect(Self.counts([0, 1, 2, 3]) == V4L2Statistics())
+    }
+}

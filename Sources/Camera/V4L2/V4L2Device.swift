@@ -1,4 +1,4 @@
-public import SystemSupport
+import SystemSupport
 public import HAL
 import CV4L2
 #if canImport(Glibc)

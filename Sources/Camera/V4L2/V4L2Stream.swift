@@ -1,4 +1,4 @@
-public import SystemSupport
+import SystemSupport
 public import HAL
 import CV4L2
 #if canImport(Glibc)
@@ -34,6 +34,26 @@ public struct V4L2Statistics: Sendable, Hashable {
     /// Frames skipped as errors: buffers flagged `V4L2_BUF_FLAG_ERROR`, `DQBUF` failing with `EIO`, and,
     /// with `convert=`, frames that did not convert.
     public var errors = 0
+    /// Frames that carried the same sequence number as the one before: new images under a repeated label, as
+    /// vivid gives when a slow fill makes its next tick round to the same frame count. They are delivered.
+    public var repeated = 0
+    /// Times the sequence number went back (the driver restarted its count): a new run, no drops counted.
+    public var restarts = 0
+
+    /// No frames yet.
+    public init() {}
+
+    /// Counts what the sequence number `sequence` says after `last`: a gap is dropped frames, an equal number a
+    /// repeat, a step back a restart. Numbers are the driver's 32-bit counter, so a wrap is a step forward.
+    public mutating func count(sequence: UInt32, after last: UInt32?) {
+        guard let last else { return }
+        let step = sequence &- last
+        switch step {
+        case 0: repeated += 1
+        case 1..<0x8000_0000: dropped += Int(step - 1)
+        default: restarts += 1
+        }
+    }
 }
 
 /// Memory-mapped streaming from a ``V4L2Device``: `REQBUFS`, `mmap`, `QBUF`, `STREAMON`, then `poll` and
@@ -46,7 +66,7 @@ public final class V4L2Stream {
     /// What has happened so far.
     public private(set) var statistics = V4L2Statistics()
     private var buffers: [(address: UnsafeMutableRawPointer, length: Int)] = []
-    private var lastSequence: UInt64?
+    private var lastSequence: UInt32?
     private var streaming = false
 
     /// Requests `bufferCount` buffers, maps them, queues them and starts streaming.
@@ -85,7 +105,9 @@ public final class V4L2Stream {
 
     /// Waits up to `timeout` milliseconds for a frame and lends it to `body`, then gives the buffer back
     /// to the driver. Returns `false` when no frame came in time. A buffer the driver flagged as an
-    /// error is requeued and counted, not lent; a gap in sequence numbers is counted as dropped frames.
+    /// error is requeued and counted, not lent; a gap in sequence numbers is counted as dropped frames, a repeated
+    /// number as a repeat (``V4L2Statistics/count(sequence:after:)``). `Frame.sequence` is the driver's number as it
+    /// is, which can repeat: the timestamp is the frame's strictly increasing key.
     /// A device that went away throws ``HAL/DeviceError/Code/disconnected``.
     @discardableResult
     public func next(timeout: Int32 = 1000, _ body: (BorrowedFrame) throws -> Void) throws -> Bool {
@@ -115,9 +137,9 @@ public final class V4L2Stream {
             var requeue = buffer
             _ = hal_v4l2_ioctl(device.descriptor, HAL_VIDIOC_QBUF, &requeue)
         }
+        statistics.count(sequence: buffer.sequence, after: lastSequence)
+        lastSequence = buffer.sequence
         let sequence = UInt64(buffer.sequence)
-        if let last = lastSequence, sequence > last + 1 { statistics.dropped += Int(sequence - last - 1) }
-        lastSequence = sequence
         if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 {
             statistics.errors += 1
             return true
