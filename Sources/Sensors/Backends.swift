@@ -1,4 +1,4 @@
-public import SystemSupport
+import SystemSupport
 public import HAL
 
 /// Opens `nmea:` receivers: a serial tty, a log file, or `nmea:tcp://HOST:PORT`.

@@ -1,5 +1,5 @@
 public import TraceFormat
-public import Replay
+import Replay
 import HAL
 
 extension Trace {

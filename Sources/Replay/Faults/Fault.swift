@@ -1,4 +1,4 @@
-public import TraceFormat
+import TraceFormat
 /// One seeded fault to inject into a replay, described in a scenario or a trace URI's fault file.
 ///
 /// ```json

@@ -1,4 +1,4 @@
-public import TraceFormat
+import TraceFormat
 public import HAL
 
 /// A `Clock` whose time moves only when told to: the clock of a replay.

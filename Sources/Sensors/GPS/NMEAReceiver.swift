@@ -1,4 +1,4 @@
-public import SystemSupport
+import SystemSupport
 import Foundation
 public import HAL
 import NMEA

@@ -1,4 +1,4 @@
-public import SystemSupport
+import SystemSupport
 import CIIO
 import HAL
 #if canImport(Glibc)

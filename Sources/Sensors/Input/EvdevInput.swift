@@ -1,4 +1,4 @@
-public import SystemSupport
+import SystemSupport
 import CEvdev
 import Foundation
 public import HAL

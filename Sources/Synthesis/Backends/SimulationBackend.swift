@@ -1,5 +1,5 @@
-public import TraceFormat
-public import Replay
+import TraceFormat
+import Replay
 public import HAL
 
 /// Opens `sim:SCRIPT.motion.json#CHANNEL` devices that replay a motion script's

@@ -1,5 +1,5 @@
 public import TraceFormat
-public import Replay
+import Replay
 public import HAL
 
 /// A scripted facial-expression sensor: which expression the face shows, when, and how strongly.

@@ -1,5 +1,5 @@
-public import TraceFormat
-public import Replay
+import TraceFormat
+import Replay
 import Foundation
 import HAL
 

@@ -1,5 +1,5 @@
-public import TraceFormat
-public import Replay
+import TraceFormat
+import Replay
 public import HAL
 
 /// The errors of one three-axis inertial or magnetic sensor, in the style of Gazebo's
