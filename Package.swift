@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "Sensors", targets: ["Sensors"]),
         .library(name: "AppCore", targets: ["AppCore"]),
         .library(name: "Session", targets: ["Session"]),
+        .library(name: "ScenarioSuite", targets: ["ScenarioSuite"]),
         .library(name: "DemoApps", targets: ["DemoApps"]),
         .library(name: "Camera", targets: ["Camera"]),
         // The parsers' fuzz entry points, for `scripts/fuzz` (built with -sanitize=fuzzer there).
@@ -124,6 +125,12 @@ let package = Package(
             name: "Session", dependencies: ["HAL", "AppCore", "TraceFormat", "Replay", "Synthesis"],
             swiftSettings: strictSwift6),
 
+        // Scenario suites for CI: discovery, shards, parallel runs through the session, golden logs and their diffs,
+        // the determinism check, JUnit and JSON reports. What hal test calls.
+        .target(
+            name: "ScenarioSuite", dependencies: ["HAL", "AppCore", "Session", "TraceFormat", "Replay"],
+            swiftSettings: strictSwift6),
+
         // The five apps of the original specs as state machines over AppCore, with Motion for the panorama's motion
         // controls (pure logic, no I/O), never a backend.
         .target(name: "DemoApps", dependencies: ["HAL", "AppCore", "Motion"], swiftSettings: strictSwift6),
@@ -134,7 +141,7 @@ let package = Package(
             name: "HALCommandLine",
             dependencies: [
                 "HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "Motion", "Sensors", "InputEvents", "Audio",
-                "AppCore", "Session", "Camera", "SystemSupport",
+                "AppCore", "Session", "ScenarioSuite", "Camera", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
@@ -239,6 +246,9 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "DemoAppsTests", dependencies: ["HAL", "AppCore", "DemoApps", "Session", "TraceFormat", "Replay", "Synthesis", "Interchange", "Audio", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "ScenarioSuiteTests", dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "DemoApps", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",

@@ -23,6 +23,8 @@ public struct AppScenario: Sendable, Hashable, Codable {
     public var expect: [EventExpectation]?
     /// A fault plan file injected into the inputs (`docs/faults.md`), relative to the scenario.
     public var faults: String?
+    /// Why the scenario is skipped, if it is: `hal test` reports it as skipped instead of running it.
+    public var skip: String?
 
     /// A user command at a time.
     public struct ScriptedCommand: Sendable, Hashable, Codable {

@@ -85,21 +85,31 @@ public struct AppSession<Logic: AppLogic>: Sendable {
             onEvents(batch, start)
             events += batch
         }
+        // Inputs are kept as events only when an expectation names them.
+        let observesInputs = expectations.contains { $0.matchers.contains(where: \.isAboutInputs) }
+        var observed: [AppEvent] = []
+        func feed(_ input: AppInput) async {
+            if observesInputs, let event = AppInputObservations.event(for: input) { observed.append(event) }
+            emit(await runner.feed(input))
+        }
         emit(await runner.start(at: start))
         let channels = inputs.header.channels.map(\.id)
         var next = 0
         try await replay.run(pacingClock: pacingClock, clock: VirtualClock(start: start)) { record in
             while next < scripted.count, scripted[next].timestamp <= record.timestamp {
-                emit(await runner.feed(scripted[next]))
+                await feed(scripted[next])
                 next += 1
             }
-            emit(await runner.feed(.reading(record.reading, channel: channels[record.channel])))
+            await feed(.reading(record.reading, channel: channels[record.channel]))
         }
         let last = end.map(time) ?? max(inputs.end ?? start, scripted.last?.timestamp ?? start)
-        for input in scripted[next...] where input.timestamp <= last { emit(await runner.feed(input)) }
+        for input in scripted[next...] where input.timestamp <= last { await feed(input) }
         emit(await runner.advance(to: last))
+        // Inputs in time order (a reordering fault may have swapped some), then merged with the events.
+        observed = observed.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
+        let checked = observesInputs ? AppInputObservations.merged(events, inputs: observed) : events
         return SessionResult(
-            app: appName, start: start, events: events, expectations: expectations.map { $0.check(events, start: start) },
+            app: appName, start: start, events: events, expectations: expectations.map { $0.check(checked, start: start) },
             recording: records ? try Self.recording(of: inputs, events: events, app: appName) : nil)
     }
 

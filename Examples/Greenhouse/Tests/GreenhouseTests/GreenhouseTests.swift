@@ -71,5 +71,8 @@ import TraceFormat
         #expect(info.status == 0 && info.output.contains("soil-moisture"), "\(info.output)")
         let replay = try run(["replay", "traces/day.jsonl", "--channels", "bed1"])
         #expect(replay.output.contains("probe 1: 30.0 %VWC"), "\(replay.output.prefix(300))")
+        // Its own suite, with its golden log, as hal test runs the package's.
+        let suite = try run(["test", "traces"])
+        #expect(suite.status == 0 && suite.output.hasSuffix("1 passed, 0 failed, 0 skipped\n"), "\(suite.output)")
     }
 }

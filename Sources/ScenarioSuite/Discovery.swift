@@ -1,0 +1,28 @@
+import Foundation
+import TraceFormat
+
+/// Finding a suite's scenario files.
+public enum ScenarioDiscovery {
+    /// Every `*.run.json` under `paths` (folders are searched recursively; a file is taken as it is), sorted by path
+    /// and without repeats. A path that does not exist is an error naming it.
+    public static func scenarios(under paths: [String]) throws -> [String] {
+        var found: Set<String> = []
+        let files = FileManager.default
+        for path in paths {
+            var isFolder: ObjCBool = false
+            guard files.fileExists(atPath: path, isDirectory: &isFolder) else {
+                throw ScriptError(file: path, "no such file or folder")
+            }
+            guard isFolder.boolValue else {
+                found.insert(path)
+                continue
+            }
+            let root = path.hasSuffix("/") ? String(path.dropLast()) : path
+            guard let walker = files.enumerator(atPath: root) else { throw ScriptError(file: path, "cannot list the folder") }
+            for case let relative as String in walker where relative.hasSuffix(".run.json") {
+                found.insert(root + "/" + relative)
+            }
+        }
+        return found.sorted()
+    }
+}
