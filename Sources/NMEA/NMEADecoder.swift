@@ -3,7 +3,9 @@ import HAL
 /// Decodes NMEA 0183 into one ``NMEAFix`` per epoch.
 ///
 /// - **Sentences:** RMC, GGA, GSA, GSV, VTG, GLL, GNS, ZDA and GST.
-/// - **Talkers:** GP, GN, GL, GA, GB/BD, GQ and GI.
+/// - **Talkers:** any that NMEA 0183 or 4.x defines: GP, GL, GA, GB, BD, GQ, GI, GN, IN (integrated
+///   navigation), EC (electronic chart), II, and the rest: two characters, a letter then a letter or digit (`U0`…`U9`
+///   are user talkers). Proprietary sentences (`$P…`) are not read.
 /// - **Bad sentences** (bad checksum, truncated, garbage, malformed fields) are counted by
 ///   reason in ``statistics`` and skipped; nothing a line holds can crash the decoder.
 ///
@@ -67,12 +69,11 @@ public struct NMEADecoder: Sendable {
         static func index(_ type: SentenceType) -> Int { SentenceType.allCases.firstIndex(of: type)! }
     }
 
-    /// The talkers read, as their two bytes: GP, GN, GL, GA, GB, BD, GQ, GI.
+    /// Whether two bytes can be a talker: an upper-case letter, then an upper-case letter or a digit. Which
+    /// system or instrument sent a fix does not change how it reads, so every talker's fixes are taken, as gpsd does.
     static func isKnownTalker(_ talker: (UInt8, UInt8)) -> Bool {
-        switch talker {
-        case (71, 80), (71, 78), (71, 76), (71, 65), (71, 66), (66, 68), (71, 81), (71, 73): true
-        default: false
-        }
+        let letters = UInt8(ascii: "A")...UInt8(ascii: "Z"), digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        return letters.contains(talker.0) && (letters.contains(talker.1) || digits.contains(talker.1))
     }
 
     /// Creates a decoder.

@@ -38,7 +38,7 @@ public struct NMEAFix: Sendable, Hashable {
     /// The sentence types that contributed, in order, by name.
     public var sentences: [String] { sentenceTypes.map(\.rawValue) }
     /// Whether a sentence said there is no fix (RMC/GLL `V`, GGA quality 0, GSA 1, GNS `N`).
-    var noFixReported = false
+    public internal(set) var noFixReported = false
     /// The mode GSA reported.
     var reportedMode: FixMode?
 

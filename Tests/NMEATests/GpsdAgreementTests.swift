@@ -16,17 +16,21 @@ import Testing
         var modes = 0
         /// Mode differences where the epoch's GSA says 2D though GGA gave an altitude (gpsd says 3D).
         var gsaTwoDimensional = 0
+        /// Mode differences where GGA's quality is 0 (no fix for us) but gpsd 3.22 still reports the position's fix.
+        var invalidGGA = 0
+        /// Mode differences where GNS alone gave the fix: gpsd 3.22 reports mode 0 (not seen) and no position.
+        var gnsAlone = 0
         var unexplained: [String] = []
         var rejected: [NMEASentence.Rejection: Int] = [:]
 
         var description: String {
             "\(name): \(gpsdEpochs) epochs, found \(found), positions \(positions), altitudes \(altitudes), modes \(modes) "
-                + "(GSA 2D \(gsaTwoDimensional)); rejected \(rejected.map { "\($0.key) \($0.value)" }.sorted())"
+                + "(GSA 2D \(gsaTwoDimensional), GGA quality 0 \(invalidGGA), GNS alone \(gnsAlone)); rejected \(rejected.map { "\($0.key) \($0.value)" }.sorted())"
         }
     }
 
-    static func agreement(_ name: String) throws -> Agreement {
-        let log = try GpsdLog(name)
+    static func agreement(_ name: String, in folder: URL = GpsdLog.folder) throws -> Agreement {
+        let log = try GpsdLog(name, in: folder)
         let (fixes, decoder) = log.decoded()
         var result = Agreement(name: name, gpsdEpochs: log.reports.count, rejected: decoder.statistics.rejected)
         for report in log.reports {
@@ -58,6 +62,10 @@ import Testing
                 result.modes += 1
             } else if mode == 2, report.mode == 3, fix.sentences.contains("GSA"), fix.altitudeMSL != nil {
                 result.gsaTwoDimensional += 1
+            } else if mode == 1, report.mode >= 2, fix.sentences.contains("GGA"), fix.noFixReported {
+                result.invalidGGA += 1
+            } else if report.mode == 0, fix.sentences.contains("GNS"), fix.coordinate != nil {
+                result.gnsAlone += 1
             } else {
                 result.unexplained.append("mode at \(report.time): \(mode) vs gpsd \(report.mode), from \(fix.sentences)")
             }
@@ -74,6 +82,24 @@ import Testing
         #expect(result.found == result.gpsdEpochs)
         #expect(result.positions == result.gpsdEpochs)
         #expect(result.altitudes == result.gpsdEpochs)
+    }
+
+    /// Our own logs, one per way a receiver can give a fix: any talker (`$IN`), RMC, GLL, GGA or GNS alone, and a fix
+    /// spread over an epoch's sentences, some without a time. gpsd read each one to make its `.chk`.
+    @Test(arguments: GpsdLog.receiverNames)
+    func everyKindOfReceiverGivesTheFixesGpsdGives(_ name: String) throws {
+        let result = try Self.agreement(name, in: GpsdLog.receiverFolder)
+        print(result)
+        #expect(result.gpsdEpochs >= 10)
+        #expect(result.unexplained.isEmpty, "\(result.unexplained.prefix(5))")
+        #expect(result.found == result.gpsdEpochs && result.positions == result.gpsdEpochs)
+        #expect(result.rejected.isEmpty, "\(result.rejected)")
+        // Where the modes differ, each difference is one docs/gps.md explains, and the logs have exactly these.
+        let explained = [
+            "gga-only.log": (gsa: 0, gga: 1, gns: 0), "gns-only.log": (gsa: 0, gga: 0, gns: 11), "spread-epoch.log": (gsa: 4, gga: 0, gns: 0),
+        ][name] ?? (gsa: 0, gga: 0, gns: 0)
+        #expect(result.gsaTwoDimensional == explained.gsa && result.invalidGGA == explained.gga && result.gnsAlone == explained.gns, "\(result)")
+        #expect(result.modes + result.gsaTwoDimensional + result.invalidGGA + result.gnsAlone == result.gpsdEpochs)
     }
 
     @Test func theCorpusAsAWhole() throws {

@@ -18,20 +18,26 @@ struct GpsdLog {
     /// gpsd's last TPV for each time, in order.
     var reports: [Report]
 
+    /// gpsd's regression logs from real receivers.
     static let folder = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/gpsd-nmea")
+    /// Logs written for this package (`make-logs.py`), one per way a receiver reports a fix, with gpsd's reports.
+    static let receiverFolder = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/receivers")
 
-    static var names: [String] {
+    static var names: [String] { names(in: folder) }
+    static var receiverNames: [String] { names(in: receiverFolder) }
+
+    static func names(in folder: URL) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".log") }.sorted() ?? []
     }
 
-    init(_ name: String) throws {
+    init(_ name: String, in folder: URL = Self.folder) throws {
         self.name = name
-        let raw = try Data(contentsOf: Self.folder.appendingPathComponent(name))
+        let raw = try Data(contentsOf: folder.appendingPathComponent(name))
         lines = String(decoding: raw, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
             .filter { !$0.hasPrefix("#") }
         var byTime: [Int64: Report] = [:]
         var order: [Int64] = []
-        let check = try String(contentsOf: Self.folder.appendingPathComponent(name + ".chk"), encoding: .utf8)
+        let check = try String(contentsOf: folder.appendingPathComponent(name + ".chk"), encoding: .utf8)
         for line in check.split(whereSeparator: \.isNewline) where line.hasPrefix(#"{"class":"TPV""#) {
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let text = object["time"] as? String, let time = Self.parseTime(text)
