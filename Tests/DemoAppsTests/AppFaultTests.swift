@@ -257,8 +257,8 @@ func channel(_ kind: DeviceKind, in trace: Trace) throws -> String {
     @Test func aBadPlanNamesTheFault() async throws {
         let folder = try makeScratchFolder()
         for (plan, message) in [
-            (#"{"seed": 1, "faults": [{"kind": "spike", "channel": "gyro"}]}"#, "plan.json: faults[0]: spike needs a probability"),
-            (#"{"seed": 1, "faults": [{"kind": "drop", "channel": "speaker", "probability": 0.5}]}"#, "plan.json: faults[0]: the speaker takes only disconnect, not drop"),
+            (#"{"seed": 1, "faults": [{"kind": "spike", "channel": "gyro"}]}"#, "plan.json: line 1, column 24: faults[0]: spike needs a probability"),
+            (#"{"seed": 1, "faults": [{"kind": "drop", "channel": "speaker", "probability": 0.5}]}"#, "plan.json: line 1, column 24: faults[0]: the speaker takes only disconnect, not drop"),
         ] {
             try plan.write(toFile: folder + "/plan.json", atomically: true, encoding: .utf8)
             let run = try await runProcess(halExecutable, ["run", "viewer", "--faults", folder + "/plan.json"], timeout: 60)

@@ -57,6 +57,14 @@ import TraceFormat
         #expect(lines == ["0 reading left", "1 command b", "1 command a", "1 reading left", "1 reading right", "3 command late"])
     }
 
+    @Test func aScenarioThatFailsItsChecksNamesTheLineColumnAndField() throws {
+        let folder = try makeScratchFolder()
+        try "{\"app\": \"viewer\", \"config\": \"x.json\",\n \"inputs\": []}".write(toFile: folder + "/empty.run.json", atomically: true, encoding: .utf8)
+        #expect {
+            try Scenario(path: folder + "/empty.run.json")
+        } throws: { "\($0)" == "\(folder)/empty.run.json: line 2, column 12: inputs: give at least one trace or script" }
+    }
+
     @Test func theRecordingHoldsTheInputsAndAnAppChannel() async throws {
         let trace = try Trace.load(path: packageRoot + "/traces/talkboard/session.jsonl")
         let result = try await AppSession(Echo(), inputs: trace, records: true).run()

@@ -44,14 +44,14 @@ import Testing
     @Test func scriptsWithMistakesNameTheStep() throws {
         let folder = try makeScratchFolder()
         let cases: [(String, String)] = [
-            (#"{"rate": 100, "steps": [{"hold": 1}, {"turn": {"yaw": 90}}]}"#, "steps[1].turn: give seconds or degreesPerSecond, one of them"),
-            (#"{"rate": 100, "steps": [{"tap": {"x": 1.5, "y": 0}}]}"#, "steps[0].tap: x and y are within 0...1"),
-            (#"{"rate": 100, "steps": [{"hold": 1, "tap": {"x": 0, "y": 0}}]}"#, "steps[0]: a step is an object with exactly one of hold, turn, tap, swipe, sweep"),
+            (#"{"rate": 100, "steps": [{"hold": 1}, {"turn": {"yaw": 90}}]}"#, "line 1, column 47: steps[1].turn: give seconds or degreesPerSecond, one of them"),
+            (#"{"rate": 100, "steps": [{"tap": {"x": 1.5, "y": 0}}]}"#, "line 1, column 33: steps[0].tap: x and y are within 0...1"),
+            (#"{"rate": 100, "steps": [{"hold": 1, "tap": {"x": 0, "y": 0}}]}"#, "line 1, column 25: steps[0]: a step is an object with exactly one of hold, turn, tap, swipe, sweep"),
             (#"{"steps": []}"#, "top level: missing field 'rate'"),
-            (#"{"rate": "fast", "steps": []}"#, "rate: expected Double"),
-            (#"{"rate": 100, "groundTruht": true, "steps": []}"#, "groundTruht: unknown field"),
-            (#"{"rate": 100, "steps": [{"hold": 1}, {"turn": {"yaw": 9, "seconds": 1, "pich": 3}}]}"#, "steps[1].turn.pich: unknown field"),
-            (#"{"rate": 100, "noise": {"seed": 1, "gyroscope": {"noiseDensty": 0.1}}, "steps": []}"#, "noise.gyroscope.noiseDensty: unknown field"),
+            (#"{"rate": "fast", "steps": []}"#, "line 1, column 10: rate: expected Double"),
+            (#"{"rate": 100, "groundTruht": true, "steps": []}"#, "line 1, column 30: groundTruht: unknown field"),
+            (#"{"rate": 100, "steps": [{"hold": 1}, {"turn": {"yaw": 9, "seconds": 1, "pich": 3}}]}"#, "line 1, column 80: steps[1].turn.pich: unknown field"),
+            (#"{"rate": 100, "noise": {"seed": 1, "gyroscope": {"noiseDensty": 0.1}}, "steps": []}"#, "line 1, column 65: noise.gyroscope.noiseDensty: unknown field"),
         ]
         for (index, (text, message)) in cases.enumerated() {
             let path = folder + "/bad\(index).motion.json"

@@ -135,7 +135,7 @@ import TestSupport
         expectError([], kind: .badHeader, line: 1, field: nil, message: "the file is empty: a trace starts with a header line")
         expectError(
             [Self.good], kind: .badHeader, line: 1, field: "format",
-            message: "the first line must be a header with \"format\":\"hal-trace\"")
+            message: "not a trace: the first line is not a trace header (the first line must be a header with \"format\":\"hal-trace\")")
         expectError(
             [#"{"format":"hal-trace","version":2,"channels":[]}"#], kind: .badHeader, line: 1, field: "version",
             message: "version 2 is not supported (this reader knows 1 to 1)")
@@ -220,6 +220,34 @@ import TestSupport
         }
     }
 
+    @Test func aFileThatIsNotATraceSaysWhatItIsNotAndWhatTakesIt() throws {
+        let folder = try makeScratchFolder()
+        let cases = [
+            ("explorer.json", "{\n  \"places\": {}\n}\n", "it looks like an app config: `hal run APP --config"),
+            ("walk.run.json", "{\"app\": \"explorer\"}\n", "it looks like a scenario: run it with `hal run APP"),
+            ("tour.walk.json", "{\"seed\": 1}\n", "it looks like a GPS walk: `hal gps walk"),
+            ("look.motion.json", "{\"rate\": 100}\n", "it looks like a motion script: `hal motion simulate"),
+        ]
+        for (name, text, hint) in cases {
+            try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+            #expect {
+                try Trace.load(path: folder + "/" + name)
+            } throws: { error in
+                let description = "\(error)"
+                return description.hasPrefix("\(folder)/\(name):1: ") && description.contains("not a trace: the first line is not a trace header")
+                    && description.contains(hint)
+            }
+        }
+    }
+
+    @Test func aScriptCutShortNamesTheLineAndColumnWhereItEnds() throws {
+        let folder = try makeScratchFolder()
+        try "{\"places\":[\n".write(toFile: folder + "/cut.walk.json", atomically: true, encoding: .utf8)
+        #expect {
+            try WalkScenario.load(path: folder + "/cut.walk.json")
+        } throws: { "\($0)" == "\(folder)/cut.walk.json: line 2, column 1: not JSON: unexpected end of the file, expected a value" }
+    }
+
     @Test func deeplyNestedJSONInAScriptIsAnErrorWithItsPlace() throws {
         let folder = try makeScratchFolder()
         let path = folder + "/deep.motion.json"
@@ -228,11 +256,11 @@ import TestSupport
         #expect(throws: ScriptError.self) { try MotionScript.load(path: path) }
         do { _ = try MotionScript.load(path: path) } catch {
             #expect("\(error)".contains("deep.motion.json: line 1, column"), "\(error)")
-            #expect("\(error)".contains("too many nested arrays or dictionaries"), "\(error)")
+            #expect("\(error)".contains("not JSON: nested deeper than 64 levels"), "\(error)")
         }
         try "{\"rate\": 100,\n \"steps\": x}".write(toFile: path, atomically: true, encoding: .utf8)
         do { _ = try MotionScript.load(path: path) } catch {
-            #expect("\(error)" == "\(path): line 2, column 11: not JSON: invalid value", "\(error)")
+            #expect("\(error)" == "\(path): line 2, column 11: not JSON: expected a value", "\(error)")
         }
     }
 

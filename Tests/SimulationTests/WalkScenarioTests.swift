@@ -89,14 +89,14 @@ import Testing
     @Test func mistakesNameTheFileAndThePlace() throws {
         let folder = try makeScratchFolder()
         let cases: [(String, String)] = [
-            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": "library"}], "places": {}}"#, "route[0].at: no place 'library' (places: )"),
-            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}, {"to": {"lat": 1, "lon": 3}}]}"#, "route[1]: give a positive speed or duration, one of them"),
-            (#"{"start": "yesterday", "rate": 1, "seed": 1, "route": []}"#, "start: 'yesterday' is not an ISO 8601 UTC time"),
-            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"to": {"lat": 1, "lon": 3}}]}"#, #"route[0]: the route starts with {"at": PLACE}"#),
-            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "dropout": []}"#, "dropout: unknown field"),
-            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "dropouts": [{"inside": {"lat": 1, "lon": 2}}]}"#, "dropouts[0].radius: an area needs a positive radius"),
-            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "multipath": [{"at": 5, "seconds": -1, "jump": 3}]}"#, "multipath[0]: at, seconds and jump must be 0 or more"),
-            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 91, "lon": 2}}]}"#, "route[0]: latitude 91.0, longitude 2.0 is not on the earth"),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": "library"}], "places": {}}"#, "line 1, column 74: route[0].at: no place 'library' (places: )"),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}, {"to": {"lat": 1, "lon": 3}}]}"#, "line 1, column 97: route[1]: give a positive speed or duration, one of them"),
+            (#"{"start": "yesterday", "rate": 1, "seed": 1, "route": []}"#, "line 1, column 11: start: 'yesterday' is not an ISO 8601 UTC time"),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"to": {"lat": 1, "lon": 3}}]}"#, #"line 1, column 67: route[0]: the route starts with {"at": PLACE}"#),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "dropout": []}"#, "line 1, column 109: dropout: unknown field"),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "dropouts": [{"inside": {"lat": 1, "lon": 2}}]}"#, "line 1, column 111: dropouts[0].radius: an area needs a positive radius"),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 1, "lon": 2}}], "multipath": [{"at": 5, "seconds": -1, "jump": 3}]}"#, "line 1, column 112: multipath[0]: at, seconds and jump must be 0 or more"),
+            (#"{"start": "2026-09-08T17:00:00Z", "rate": 1, "seed": 1, "route": [{"at": {"lat": 91, "lon": 2}}]}"#, "line 1, column 67: route[0]: latitude 91.0, longitude 2.0 is not on the earth"),
         ]
         for (index, (text, message)) in cases.enumerated() {
             let path = folder + "/bad\(index).walk.json"

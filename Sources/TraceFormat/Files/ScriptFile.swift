@@ -32,35 +32,24 @@ public enum ScriptFile {
     private static func decode<Value: Codable>(data: Data, file path: String) throws -> Value {
         let value: Value
         do { value = try JSONDecoder().decode(Value.self, from: data) } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let syntax = syntaxError(in: data) {
-                throw ScriptError(file: path, syntax)
-            }
-            throw ScriptError(file: path, ScriptError.describe(error))
+            let bytes = [UInt8](data)
+            if let syntax = JSONDocument.syntaxError(in: bytes) { throw ScriptError(file: path, syntax) }
+            throw ScriptError(file: path, ScriptError.describe(error, in: bytes))
         } catch {
-            throw ScriptError(file: path, "not JSON: \(error.localizedDescription)")
+            throw ScriptError(file: path, JSONDocument.syntaxError(in: [UInt8](data)) ?? "not JSON: \(error.localizedDescription)")
         }
         if let unknown = try UnknownKeys.find(in: data, decoded: value).first {
-            throw ScriptError(file: path, "\(unknown): unknown field")
+            throw ScriptError(file: path, (JSONDocument.place(of: unknown, in: [UInt8](data)).map { $0 + ": " } ?? "") + "\(unknown): unknown field")
         }
         return value
     }
 
-    /// Why `data` is not JSON, with the line and column: JSONDecoder only says that it is not.
-    static func syntaxError(in data: Data) -> String? {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            return nil
-        } catch {
-            let reason = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
-            // "Invalid value around character 31." -> line and column of that byte.
-            guard let range = reason.range(of: #"around character (\d+)"#, options: .regularExpression),
-                  let offset = Int(reason[range].split(separator: " ").last ?? "") else { return "not JSON: \(reason)" }
-            let prefix = data.prefix(offset)
-            let line = prefix.filter { $0 == UInt8(ascii: "\n") }.count + 1
-            let column = offset - (prefix.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
-            let what = reason.replacingOccurrences(of: #" around character \d+\.?"#, with: "", options: .regularExpression)
-            return "line \(line), column \(column): not JSON: \(what.lowercased())"
-        }
+    /// Where the field `field` (as errors write it: `expect[2].between`) is in the file at `path`:
+    /// `line L, column C`, or `nil` when the file or the field cannot be found. For errors found after decoding,
+    /// such as an app's config checks.
+    public static func place(of field: String, inFileAt path: String) -> String? {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return nil }
+        return JSONDocument.place(of: field, in: [UInt8](data))
     }
 }
 
@@ -71,25 +60,47 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, starting with the place in the script.
     public var message: String
 
-    /// Creates an error.
+    /// Creates an error. A message that starts with a field path (`steps[2].turn: …`) about a JSON file gets the
+    /// field's line and column in front (`line 7, column 5: steps[2].turn: …`), so that every file the package reads
+    /// names the file, the line, the column and the field, whichever check found the problem.
     public init(file: String?, _ message: String) {
         self.file = file
-        self.message = message
+        if let file, !message.hasPrefix("line "), let field = Self.leadingField(of: message),
+           let place = ScriptFile.place(of: field, inFileAt: file) {
+            self.message = place + ": " + message
+        } else {
+            self.message = message
+        }
+    }
+
+    /// The field path a message starts with, before its first `: `, if it looks like one.
+    private static func leadingField(of message: String) -> String? {
+        guard let end = message.range(of: ": ") else { return nil }
+        let field = message[..<end.lowerBound]
+        let allowed = field.allSatisfy { $0.isLetter || $0.isNumber || "_-.[]".contains($0) }
+        return allowed && field.first?.isLetter == true ? String(field) : nil
     }
 
     /// `file: message`.
     public var description: String { "\(file ?? "<script>"): \(message)" }
 
-    static func describe(_ error: DecodingError) -> String {
+    /// A decoding error as `line L, column C: field.path: what`, the place found in the document's bytes.
+    static func describe(_ error: DecodingError, in bytes: [UInt8]) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "top level" : text)
         }
+        func place(_ context: DecodingError.Context) -> String {
+            let steps = context.codingPath.map { $0.intValue.map(JSONDocument.Step.index) ?? .key($0.stringValue) }
+            guard let offset = JSONDocument.offset(of: steps, in: bytes) else { return "" }
+            let (line, column) = JSONDocument.lineAndColumn(of: offset, in: bytes)
+            return "line \(line), column \(column): "
+        }
         switch error {
-        case .keyNotFound(let key, let context): return "\(path(context)): missing field '\(key.stringValue)'"
-        case .typeMismatch(let type, let context): return "\(path(context)): expected \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context)): expected \(type), found null"
-        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context): return "\(place(context))\(path(context)): missing field '\(key.stringValue)'"
+        case .typeMismatch(let type, let context): return "\(place(context))\(path(context)): expected \(type)"
+        case .valueNotFound(let type, let context): return "\(place(context))\(path(context)): expected \(type), found null"
+        case .dataCorrupted(let context): return "\(place(context))\(path(context)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }
     }

@@ -29,4 +29,24 @@ public enum TracePath {
     public static func resolve(_ path: String, inTraceAt tracePath: String) -> String {
         path.hasPrefix("/") ? path : folder(ofTraceAt: tracePath) + "/" + path
     }
+
+    /// What a file that is not a trace looks like by its name, and the command that takes it; `nil` when its name
+    /// says nothing.
+    public static func whatItLooksLike(_ path: String) -> String? {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let kinds: [(suffix: String, says: String)] = [
+            (".run.json", "it looks like a scenario: run it with `hal run APP \(path)` or `hal test \(path)`"),
+            (".walk.json", "it looks like a GPS walk: `hal gps walk \(path) -o TRACE` makes its trace, and `hal run` takes it as an input"),
+            (".motion.json", "it looks like a motion script: `hal motion simulate \(path) -o TRACE` makes its trace, and `sim:\(path)#CHANNEL` plays it"),
+            (".expressions.json", "it looks like an expression timeline: `hal run` takes it as an input"),
+            (".faults.json", "it looks like a fault plan: give it to `--faults`"),
+            (".events.log", "it looks like a golden event log: `hal test` compares a scenario's log with it"),
+            (".nmea", "it looks like an NMEA log: `hal gps import \(path) -o TRACE` turns it into a trace"),
+            (".gpx", "it looks like a GPX file: `hal gps import \(path) -o TRACE` turns it into a trace"),
+            (".kml", "it looks like a KML file: `hal gps import \(path) -o TRACE` turns it into a trace"),
+            (".evemu", "it looks like an evemu recording: `hal input import \(path) -o TRACE` turns it into a trace"),
+            (".json", "it looks like an app config: `hal run APP --config \(path) --input TRACE` runs an app with it"),
+        ]
+        return kinds.first { name.hasSuffix($0.suffix) }?.says
+    }
 }

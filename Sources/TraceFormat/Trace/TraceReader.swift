@@ -68,6 +68,11 @@ public final class TraceReader {
                 }
             } catch where !complete && error.kind == .malformedJSON {
                 throw TraceError(.truncated, file: file, line: 1, "the header line is cut off: no record can be read")
+            } catch where error.kind == .malformedJSON || (error.kind == .badHeader && error.field == "format") {
+                let hint = file.flatMap(TracePath.whatItLooksLike).map { "; \($0)" } ?? ""
+                throw TraceError(
+                    .badHeader, file: file, line: 1, field: error.field,
+                    "not a trace: the first line is not a trace header (\(error.message))\(hint)")
             }
             self.decoder = TraceDecoder(header: header, file: file)
         } catch {
