@@ -225,6 +225,7 @@ let package = Package(
         .testTarget(
             name: "SimulationTests",
             dependencies: ["HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSwift6
         ),
         .testTarget(

@@ -3,6 +3,7 @@
 // Built with `-sanitize=fuzzer` into a shared library that `Fuzz/harness.c` calls.
 import AppCore
 import DemoApps
+import HAL
 import InputEvents
 import NMEA
 import Interchange
@@ -75,5 +76,63 @@ public func fuzzAppConfigs(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     if let config: TrainerConfig = try? ScriptFile.decode(json, file: "fuzz") { _ = try? EmotionTrainer(config: config) }
     if let config: FieldGuideConfig = try? ScriptFile.decode(json, file: "fuzz") { _ = try? FieldGuide(config: config) }
     if let scenario: AppScenario = try? ScriptFile.decode(json, file: "fuzz") { _ = try? scenario.validate() }
+    return 0
+}
+
+/// Walk scenarios: decoded, checked, and generated when they make a small trace.
+@_cdecl("hal_fuzz_walks")
+public func fuzzWalks(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    guard let walk: WalkScenario = try? ScriptFile.decode(bytes(data, size), file: "fuzz") else { return 0 }
+    let places = walk.places ?? [:]
+    guard (try? walk.validate(places: places)) != nil, walk.recordEstimate(places: places) < 20_000 else { return 0 }
+    _ = try? walk.generate(places: places).encoded()
+    return 0
+}
+
+/// A small trace with a channel of every built-in kind and a pressure channel, for the fault plans to act on.
+private let faultTarget: Trace = {
+    let kinds: [DeviceKind] = [.gyroscope, .attitude, .pointer, .keys, .location, .camera, .expression, .pressure]
+    let header = TraceHeader(channels: kinds.map {
+        TraceChannel(id: $0.rawValue, kind: $0, source: "fuzz:\($0.rawValue)", frame: $0 == .attitude ? .enu : nil)
+    })
+    var records: [TraceRecord] = []
+    for step in 0..<20 {
+        let time = Timestamp(nanoseconds: Int64(step) * 100_000_000)
+        let readings: [Reading] = [
+            .motion(MotionSample(timestamp: time, quantity: .angularVelocity, value: Vector3(x: 0.1, y: 0, z: 0))),
+            .attitude(AttitudeSample(timestamp: time, quaternion: .identity, frame: .enu)),
+            .pointer(PointerEvent(timestamp: time, phase: step % 2 == 0 ? .press : .release, x: 0.5, y: 0.5)),
+            .key(KeyEvent(timestamp: time, code: 28, state: .press)),
+            .location(LocationFix(timestamp: time, mode: .threeDimensional, coordinate: GeoCoordinate(latitude: 49.26, longitude: -123.25))),
+            .frame(Frame(timestamp: time, sequence: UInt64(step), width: 2, height: 2, pixelFormat: .grey, bytesPerRow: 2, storage: .bytes([1, 2, 3, 4]))),
+            .expression(.noFace(at: time)),
+            ScalarSample(timestamp: time, kind: .pressure, value: 101_325).reading,
+        ]
+        records += readings.enumerated().map { TraceRecord(channel: $0.offset, reading: $0.element) }
+    }
+    return Trace(header: header, records: records)
+}()
+
+/// Fault plans: decoded, checked, and applied to a trace of every kind.
+@_cdecl("hal_fuzz_fault_plans")
+public func fuzzFaultPlans(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    guard let plan: FaultPlan = try? ScriptFile.decode(bytes(data, size), file: "fuzz"), (try? plan.validate()) != nil else { return 0 }
+    _ = FaultInjector(plan: plan, header: faultTarget.header).apply(to: faultTarget.records)
+    return 0
+}
+
+/// The events the scenario target's expectations are checked against.
+private let scenarioEvents: [AppEvent] = (0..<30).map { step in
+    AppEvent(
+        timestamp: Timestamp(nanoseconds: Int64(step) * 250_000_000),
+        name: ["input:touch", "sound.played", "answer.correct", "place.arrived"][step % 4],
+        attributes: ["phase": .string(step % 8 == 0 ? "release" : "press"), "place": .string("clock-tower"), "count": .int(Int64(step))])
+}
+
+/// QA scenarios: decoded, checked, and every expectation (windows, spans, response times) checked against events.
+@_cdecl("hal_fuzz_scenarios")
+public func fuzzScenarios(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    guard let scenario: AppScenario = try? ScriptFile.decode(bytes(data, size), file: "fuzz"), (try? scenario.validate()) != nil else { return 0 }
+    for expectation in scenario.expect ?? [] { _ = expectation.check(scenarioEvents, start: .zero).line }
     return 0
 }

@@ -7,6 +7,26 @@ import Testing
 
 /// Inputs `scripts/fuzz` found that crashed a parser, kept as regression tests.
 @Suite struct FuzzRegressionTests {
+    /// The regression corpus (`Fixtures/fuzz-regressions/TARGET/WHAT-IT-CAUGHT.EXT`), which `scripts/fuzz` also
+    /// seeds its targets with: each input is refused with an error, never a crash.
+    @Test func everyKeptCrashInputIsRefusedWithAnError() throws {
+        let folder = try #require(Bundle.module.resourceURL).appendingPathComponent("Fixtures/fuzz-regressions")
+        var count = 0
+        for target in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(target).path) {
+                let bytes = [UInt8](try Data(contentsOf: folder.appendingPathComponent(target).appendingPathComponent(name)))
+                count += 1
+                switch target {
+                case "gpx": #expect(throws: GeoFileError.self, "\(name)") { try GeoFiles.importGPX(bytes, file: name) }
+                case "kml": #expect(throws: GeoFileError.self, "\(name)") { try GeoFiles.importKML(bytes, file: name) }
+                case "trace": #expect(throws: TraceError.self, "\(name)") { try Trace.decode(bytes, file: name) }
+                default: Issue.record("no parser for the regression folder '\(target)'")
+                }
+            }
+        }
+        #expect(count >= 1)
+    }
+
     /// GPX and KML with bytes that are not UTF-8 in element names trapped inside Foundation's XMLParser.
     @Test func geoFilesThatAreNotUTF8AreRefusedNamingTheByte() throws {
         let gpx = [UInt8](Data(base64Encoded: "PGdweD48dHJrPjx0cmtzZWc+PHRycmtrcHQgbGtwdD48Z3B4//////////////8+PHRyaz48dHJrc65lZz48dHJrcHQgbGtwdD48L3Rya3NlZz48L3RylcY8L2c8L3Rya3NlZz48L3Ryaz48L2dweD4=")!)

@@ -277,10 +277,16 @@ public struct MotionScript: Sendable, Hashable, Codable {
                 }
             }
         }
-        // Samples on every channel at the rate, and a swipe's 60 pointer moves a second.
+        try ScriptFile.checkRecordCount(recordEstimate, file: file)
+    }
+
+    /// About how many records the script makes: samples on every channel at its rate, a swipe's 60 pointer moves a
+    /// second, and the environment channels at theirs.
+    public var recordEstimate: Double {
         let seconds = steps.map(\.seconds).reduce(0, +)
         let swipes = steps.map { step -> Double in if case .swipe = step { step.seconds * 60 + 2 } else { 2 } }.reduce(0, +)
         let channels = 3.0 + (magneticField == nil ? 0 : 1) + (groundTruth == true ? 1 : 0)
-        try ScriptFile.checkRecordCount(seconds * rate * channels + swipes, file: file)
+        let environment = (environment ?? []).map { seconds * $0.rate + 1 }.reduce(0, +)
+        return seconds * rate * channels + swipes + environment
     }
 }

@@ -234,8 +234,13 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         for (place, point) in points where !point.coordinate.isOnEarth {
             throw ScriptError(file: file, "\(place): latitude \(point.lat), longitude \(point.lon) is not on the earth")
         }
+        try ScriptFile.checkRecordCount(recordEstimate(places: places), file: file)
+    }
+
+    /// About how many records the walk makes with `places`: fixes at its rate over the route, and the pointing.
+    public func recordEstimate(places: [String: Place]) -> Double {
         let seconds = legs(places: places).last?.end ?? 0
         let pointed = (pointing ?? []).map { $0.seconds * ($0.rate ?? 10) }.reduce(0, +)
-        try ScriptFile.checkRecordCount(seconds * rate + 1 + pointed, file: file)
+        return seconds * rate + 1 + pointed
     }
 }
