@@ -18,8 +18,8 @@ public import TraceFormat
 ///    or a later timestamp (commands first at a tie, in the order the scenario lists them at one time);
 /// 4. after the last record, the commands still due, then the app's timers up to the end time.
 ///
-/// **Live** (``live(_:sources:speaker:clock:onEvents:)``) runs on a clock that advances by itself (the monotonic
-/// clock on a board): device readings in arrival order, with ticks so that timers fire.
+/// **Live** (``live(_:sources:speaker:clock:expectations:onDeviceError:onEvents:)``) runs on a clock that advances
+/// by itself (the monotonic clock on a board): device readings in arrival order, with ticks so that timers fire.
 public struct AppSession<Logic: AppLogic>: Sendable {
     /// The app, in its starting state.
     public var logic: Logic
