@@ -19,6 +19,11 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "No progress line.")
     var quiet = false
 
+    @Option(help: ArgumentHelp(
+        "When a device goes away, open it again every this many seconds until it is back, and go on in the same channel.",
+        valueName: "seconds"))
+    var reconnect: Double?
+
     @OptionGroup var search: SearchOptions
 
     @Argument(help: "Device URIs, such as sim:traces/lobby-lookaround.motion.json#gyro or trace:FILE#CHANNEL.")
@@ -27,6 +32,7 @@ struct Record: AsyncParsableCommand {
     func validate() throws {
         if devices.isEmpty { throw ValidationError("name at least one device URI") }
         if let duration, !(duration > 0) { throw ValidationError("--duration takes a positive number of seconds") }
+        if let reconnect, !(reconnect > 0) { throw ValidationError("--reconnect takes a positive number of seconds") }
     }
 
     func run() async throws {
@@ -35,9 +41,13 @@ struct Record: AsyncParsableCommand {
         var usedIDs: Set<String> = []
         for uri in devices {
             let device = try factory.open(uri, as: (any ReadingSource).self)
-            sources.append(RecordingSource(id: Self.channelID(for: device.info, uri: uri, taken: &usedIDs), device: device))
+            sources.append(RecordingSource(
+                id: Self.channelID(for: device.info, uri: uri, taken: &usedIDs), device: device,
+                reopen: { try factory.open(uri, as: (any ReadingSource).self) }))
         }
-        let recorder = try TraceRecorder(path: out, sources: sources, metadata: ["recorded-by": "hal record"])
+        let recorder = try TraceRecorder(
+            path: out, sources: sources, metadata: ["recorded-by": "hal record"],
+            reconnect: reconnect.map { .every($0) } ?? .never, onInterruption: Self.report)
         let started = ContinuousClock.now
         let recording = Task { try await recorder.run() }
 
@@ -56,6 +66,15 @@ struct Record: AsyncParsableCommand {
         for failure in summary.failures { printError("channel \(failure.channel) ended: \(failure.error)") }
         printError("wrote \(summary.counts.reduce(0, +)) records to \(out)\(summary.stopped ? " (stopped)" : "")")
         if !summary.failures.isEmpty { throw ExitCode(2) }
+    }
+
+    /// One line when a device goes away and one when it is back.
+    @Sendable static func report(_ interruption: RecordingInterruption) {
+        if let back = interruption.back {
+            printError("\nchannel \(interruption.channel): the device is back after \(format3(interruption.lost.duration(to: back).seconds)) s")
+        } else {
+            printError("\nchannel \(interruption.channel): \(interruption.error); waiting for it to come back")
+        }
     }
 
     static func showProgress(_ counts: [Int], _ sources: [RecordingSource], since start: ContinuousClock.Instant, final: Bool) {

@@ -58,6 +58,67 @@ import Testing
         #expect(try Trace.load(path: folder + "/flaky.jsonl").records.count == 34)
     }
 
+    /// A gyroscope that gives five samples from `start` and then goes away.
+    struct UnpluggedGyro: MotionSensor {
+        var start: Int64
+        var info: DeviceInfo { DeviceInfo(uri: "flaky:gyro", name: "Flaky", kind: .gyroscope, backend: "test") }
+        func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<MotionSample, any Error> {
+            AsyncThrowingStream { continuation in
+                for index in start..<start + 5 {
+                    continuation.yield(MotionSample(timestamp: ts(index), quantity: .angularVelocity, value: .zero))
+                }
+                continuation.finish(throwing: DeviceError(.disconnected, uri: "flaky:gyro", "unplugged"))
+            }
+        }
+    }
+
+    @Test func withReconnectionADeviceThatGoesAwayIsOpenedAgainAndItsChannelGoesOn() async throws {
+        let folder = try makeScratchFolder()
+        // Opened again three times: absent (not found) once, then back twice; the third time it stays away.
+        let attempts = Locked(0)
+        let reopen: @Sendable () throws -> any ReadingSource = {
+            let attempt = attempts.withLock { value in
+                value += 1
+                return value
+            }
+            switch attempt {
+            case 1: throw DeviceError(.notFound, uri: "flaky:gyro", "no such device")
+            case 2: return UnpluggedGyro(start: 100)
+            case 3: return UnpluggedGyro(start: 200)
+            default: throw DeviceError(.notFound, uri: "flaky:gyro", "no such device")
+            }
+        }
+        let heard = Locked<[String]>([])
+        let recorder = try TraceRecorder(
+            path: folder + "/reconnected.jsonl",
+            sources: [RecordingSource(id: "gyro", device: UnpluggedGyro(start: 0), reopen: reopen)],
+            reconnect: .every(0.01),
+            onInterruption: { interruption in heard.withLock { $0.append(interruption.back == nil ? "lost" : "back") } })
+        let task = Task { try await recorder.run() }
+        while attempts.withLock({ $0 }) < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        let summary = try await task.value
+        #expect(summary.counts == [15])
+        #expect(summary.failures.isEmpty)
+        #expect(summary.interruptions.count == 3)
+        #expect(summary.interruptions.prefix(2).allSatisfy { $0.back != nil && $0.lost <= $0.back! })
+        #expect(summary.interruptions.last?.back == nil)
+        #expect(summary.interruptions.allSatisfy { $0.error.code == .disconnected && $0.channel == "gyro" })
+        #expect(heard.withLock { $0 } == ["lost", "back", "lost", "back", "lost"])
+        let times = try Trace.load(path: folder + "/reconnected.jsonl").records.map(\.reading.timestamp)
+        #expect(times == ([0, 1, 2, 3, 4, 100, 101, 102, 103, 104, 200, 201, 202, 203, 204] as [Int64]).map(ts))
+    }
+
+    @Test func withoutReconnectionTheChannelEndsAtTheFirstDisconnection() async throws {
+        let folder = try makeScratchFolder()
+        let recorder = try TraceRecorder(
+            path: folder + "/ended.jsonl",
+            sources: [RecordingSource(id: "gyro", device: UnpluggedGyro(start: 0), reopen: { UnpluggedGyro(start: 100) })])
+        let summary = try await recorder.run()
+        #expect(summary.counts == [5] && summary.interruptions.isEmpty)
+        #expect((summary.failures.first?.error as? DeviceError)?.code == .disconnected)
+    }
+
     @Test func stoppingARecordingClosesAReadableFile() async throws {
         let folder = try makeScratchFolder()
         let shipped = try Trace.load(path: shippedTracePath)
