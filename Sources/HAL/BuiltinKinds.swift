@@ -75,7 +75,8 @@ enum BuiltinKinds {
                 guard case .expression(let reading) = reading, let face = reading.face, let dominant = reading.dominant,
                     let scores = reading.scores
                 else { return "no face" }
-                return "\(dominant.rawValue) \(scores[dominant]) face=\(face.x),\(face.y),\(face.width),\(face.height)"
+                let tracked = reading.faceID.map { " id=\($0) rank=\(reading.rank)/\(reading.faceCount)" } ?? ""
+                return "\(dominant.rawValue) \(scores[dominant]) face=\(face.x),\(face.y),\(face.width),\(face.height)\(tracked)"
             },
             faults: KindFaults(freeze: KindFaults.keepsFirstValue)),
         KindDescription(

@@ -69,6 +69,12 @@ public struct ExpressionScores: Sendable, Hashable {
 }
 
 /// One facial-expression reading: where the face is and how much it shows each expression.
+///
+/// A frame with several faces gives one reading per face, one after another with the frame's timestamp, in
+/// ``rank`` order: rank 0 is the frame's most prominent face (the largest, then the most centred), the one an
+/// app that follows a single child should score. ``faceID`` is the tracker's identity for the face, the same
+/// across frames while the face stays in view; sources that do not track (a scripted timeline, an older trace)
+/// leave it `nil`.
 public struct ExpressionReading: Sendable, Hashable {
     /// When the frame the reading came from was captured.
     public var timestamp: Timestamp
@@ -76,12 +82,21 @@ public struct ExpressionReading: Sendable, Hashable {
     public var face: FaceBox?
     /// The scores, present exactly when a face was found.
     public var scores: ExpressionScores?
+    /// The face's identity across frames, or `nil` when the source does not track faces.
+    public var faceID: Int?
+    /// The face's place in its frame, 0 for the most prominent.
+    public var rank: Int
+    /// How many faces its frame has: 1 for a single face, 0 in a reading with no face.
+    public var faceCount: Int
 
-    /// Creates a reading for a face.
-    public init(timestamp: Timestamp, face: FaceBox, scores: ExpressionScores) {
+    /// Creates a reading for a face, the `rank`th of `faceCount` in its frame.
+    public init(timestamp: Timestamp, face: FaceBox, scores: ExpressionScores, faceID: Int? = nil, rank: Int = 0, faceCount: Int = 1) {
         self.timestamp = timestamp
         self.face = face
         self.scores = scores
+        self.faceID = faceID
+        self.rank = rank
+        self.faceCount = faceCount
     }
 
     /// A reading that says no face was in view.
@@ -93,6 +108,9 @@ public struct ExpressionReading: Sendable, Hashable {
         self.timestamp = timestamp
         self.face = nil
         self.scores = nil
+        self.faceID = nil
+        self.rank = 0
+        self.faceCount = 0
     }
 
     /// The expression with the highest score, or `nil` when no face was found.

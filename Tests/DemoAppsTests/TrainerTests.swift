@@ -47,6 +47,32 @@ import Testing
         #expect(stats.attributes["skipped"] == .int(1))
     }
 
+    /// The readings of one frame with two tracked faces: `first` ranked first.
+    static func twoFaces(_ seconds: Double, first: (id: Int, happy: Double), second: (id: Int, happy: Double)) -> [AppInput] {
+        [first, second].enumerated().map { rank, face in
+            .reading(.expression(ExpressionReading(
+                timestamp: at(seconds), face: FaceBox(x: 10 + 300 * rank, y: 10, width: 80 - 20 * rank, height: 80 - 20 * rank),
+                scores: ExpressionScores(peak: .happy, score: face.happy), faceID: face.id, rank: rank, faceCount: 2)))
+        }
+    }
+
+    @Test func withTwoChildrenInViewTheMostProminentIsScoredAndASwitchIsSaidAndBreaksTheHold() async throws {
+        let trainer = try EmotionTrainer(config: TrainerConfig(
+            questions: [], facialFun: [.init(target: .happy, threshold: 0.7, hold: 1.0)]))
+        // Child 1 (ranked first) smiles while child 2 does not: child 2's low score changes nothing.
+        var inputs = (0..<6).flatMap { Self.twoFaces(Double($0) / 10, first: (1, 0.9), second: (2, 0.1)) }
+        // At 0.6 s child 2 comes forward and smiles: a switch, and the hold starts again from there.
+        inputs += (6..<20).flatMap { Self.twoFaces(Double($0) / 10, first: (2, 0.9), second: (1, 0.9)) }
+        let log = await events(trainer, inputs)
+        #expect(log.named("facialFun.faceFound").map(\.attributes) == [["face": .int(1), "faces": .int(2)]])
+        let switched = log.named("facialFun.faceSwitched")
+        #expect(switched.map(\.timestamp) == [at(0.6)])
+        #expect(switched.first?.attributes == ["from": .int(1), "face": .int(2), "faces": .int(2)])
+        #expect(log.named("facialFun.holdBroken").first?.attributes["reason"] == .string("faceSwitched"))
+        #expect(log.named("facialFun.holding").map(\.timestamp) == [at(0), at(0.6)])
+        #expect(log.named("facialFun.correct").map(\.timestamp) == [at(1.6)])
+    }
+
     @Test func anExpressionFlickeringAroundTheThresholdNeverCountsUntilItHolds() async throws {
         let trainer = try EmotionTrainer(config: TrainerConfig(
             questions: [], facialFun: [.init(target: .happy, threshold: 0.7, hold: 1.0)]))

@@ -52,6 +52,20 @@ import TestSupport
             kind: .timestampBackwards, line: 4, field: "t", message: "29 is earlier than 30 before it in channel 'gyro'")
     }
 
+    @Test func trackedFacesNeedAPlaceAmongTheirFrameAndAFace() {
+        let header = #"{"format":"hal-trace","version":1,"channels":[{"id":"face","kind":"expression","source":"test:face"}]}"#
+        let scores = #""scores":{"angry":0,"disgust":0,"fear":0,"happy":1,"sad":0,"surprise":0,"neutral":0}"#
+        expectError(
+            [header, #"{"t":1,"ch":"face","face":[1,2,3,4],"# + scores + #","id":2,"rank":2,"faces":2}"#],
+            kind: .invalidValue, line: 2, field: "rank", message: "2 is not a place among 2 faces (0...1)")
+        expectError(
+            [header, #"{"t":1,"ch":"face","face":[1,2,3,4],"# + scores + #","id":-1}"#],
+            kind: .invalidValue, line: 2, field: "id", message: "-1 is not a face id (0...2147483647)")
+        expectError(
+            [header, #"{"t":1,"ch":"face","id":1}"#],
+            kind: .invalidValue, line: 2, field: "id", message: "a reading with no face has no id")
+    }
+
     @Test func timestampsMayInterleaveAcrossChannels() throws {
         let trace = try decode([Self.header, #"{"t":30,"ch":"gyro","v":[1,2,3]}"#, #"{"t":25,"ch":"cam","seq":1,"width":2,"height":2,"format":"GREY","file":"f/1.raw"}"#])
         #expect(trace.records.map(\.timestamp.nanoseconds) == [30, 25])

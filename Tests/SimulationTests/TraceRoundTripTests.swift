@@ -32,6 +32,12 @@ import Testing
             on(.expression, .expression(ExpressionReading(
                 timestamp: ts(7_000), face: FaceBox(x: 177, y: 66, width: 95, height: 95),
                 scores: ExpressionScores([0.001, 0, 0.002, 0.98, 0.007, 0.005, 0.005])!))),
+            on(.expression, .expression(ExpressionReading(
+                timestamp: ts(7_200), face: FaceBox(x: 400, y: 60, width: 80, height: 80),
+                scores: ExpressionScores([0.1, 0, 0.1, 0.5, 0.1, 0.1, 0.1])!, faceID: 3, rank: 0, faceCount: 2))),
+            on(.expression, .expression(ExpressionReading(
+                timestamp: ts(7_200), face: FaceBox(x: 17, y: 6, width: 60, height: 60),
+                scores: ExpressionScores([0.1, 0, 0.1, 0.5, 0.1, 0.1, 0.1])!, faceID: 1, rank: 1, faceCount: 2))),
             on(.expression, .expression(.noFace(at: ts(7_500)))),
             on(.speaker, .playback(PlaybackEvent(timestamp: ts(8_000), phase: .started, item: .speech(text: "I see \"ice cream\"\n", voice: "en")))),
             on(.speaker, .playback(PlaybackEvent(timestamp: ts(8_500), phase: .paused, item: .clip(name: "door-créak.wav")))),
@@ -72,7 +78,8 @@ import Testing
         #expect(lines[5] == #"{"t":2200,"ch":"attitude","q":[1.0,0.0,0.0,0.0],"hacc":2.5}"#)
         #expect(lines[8] == #"{"t":4000,"ch":"location","mode":"3d","utc":"2026-11-18T11:06:40.250Z","lat":49.26765,"lon":-123.25293,"alt":78.5,"hacc":3.2,"vacc":5.0,"speed":1.4,"course":359.9,"sats":9}"#)
         #expect(lines[10] == #"{"t":5000,"ch":"location","mode":"none","utc":"2026-11-18T11:06:41.000000123Z"}"#)
-        #expect(lines[17] == #"{"t":9000,"ch":"app","event":"hotspot.opened","data":{"count":-3,"done":true,"hotspot":"speaker-1","yaw":12.0}}"#)
+        #expect(lines[14] == #"{"t":7200,"ch":"expression","face":[400,60,80,80],"scores":{"angry":0.1,"disgust":0.0,"fear":0.1,"happy":0.5,"sad":0.1,"surprise":0.1,"neutral":0.1},"id":3,"rank":0,"faces":2}"#)
+        #expect(lines[19] == #"{"t":9000,"ch":"app","event":"hotspot.opened","data":{"count":-3,"done":true,"hotspot":"speaker-1","yaw":12.0}}"#)
     }
 
     @Test func shippedTraceRoundTripsByteForByte() throws {

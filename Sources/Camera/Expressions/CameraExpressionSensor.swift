@@ -1,7 +1,8 @@
 public import HAL
 
-/// The facial-expression input: a camera's frames through an ``ExpressionClassifier``, one reading per
-/// frame (the face fer would report first, or no face), optionally smoothed over a window of frames.
+/// The facial-expression input: a camera's frames through an ``ExpressionClassifier``, a reading per face of
+/// each frame (in rank order, with a ``FaceTracker``'s ids that stay with a face across frames) or one no-face
+/// reading, optionally smoothed per face over a window of frames.
 ///
 /// Frames in memory are converted to gray by OpenCV; frames stored as files (a replayed trace) are read
 /// from `frameFolder`, the trace's folder. A frame that cannot be read or converted (a corrupt JPEG) is
@@ -37,14 +38,15 @@ public struct CameraExpressionSensor<Source: Camera>: ExpressionSensor {
         return AsyncThrowingStream(bufferingPolicy: buffering.asyncThrowingStreamPolicy(ExpressionReading.self)) { continuation in
             let task = Task {
                 var smoother = ExpressionSmoother(window: smoothing)
+                var tracker = FaceTracker()
                 do {
                     for try await frame in frames {
                         guard let gray = try? CVImage.image(of: frame, frameFolder: folder, as: .gray) else { continue }
-                        let reading: ExpressionReading
-                        do { reading = try classifier.reading(for: gray, at: frame.timestamp) } catch {
+                        let readings: [ExpressionReading]
+                        do { readings = try classifier.readings(for: gray, at: frame.timestamp, tracker: &tracker) } catch {
                             throw DeviceError(.ioFailure, uri: uri, "the expression model failed on frame \(frame.sequence): \(error)")
                         }
-                        continuation.yield(smoother.smooth(reading))
+                        for reading in smoother.smooth(frame: readings) { continuation.yield(reading) }
                     }
                     continuation.finish()
                 } catch {

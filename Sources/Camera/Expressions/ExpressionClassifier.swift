@@ -114,6 +114,22 @@ public final class ExpressionClassifier: @unchecked Sendable {
         return scores
     }
 
+    /// A reading for every face of a frame, in rank order, with the tracker's ids, or one no-face reading.
+    ///
+    /// `tracker` carries the identities from frame to frame: pass the same one for every frame of a stream.
+    public func readings(for gray: CVImage, at timestamp: Timestamp, tracker: inout FaceTracker) throws(CameraError) -> [ExpressionReading] {
+        let faces = tracker.track(try faces(in: gray), frameWidth: gray.width, frameHeight: gray.height)
+        guard !faces.isEmpty else { return [.noFace(at: timestamp)] }
+        var readings: [ExpressionReading] = []
+        readings.reserveCapacity(faces.count)
+        for face in faces {
+            readings.append(ExpressionReading(
+                timestamp: timestamp, face: face.box, scores: try scores(forModelInput: modelInput(for: face.box, in: gray)),
+                faceID: face.id, rank: face.rank, faceCount: faces.count))
+        }
+        return readings
+    }
+
     /// The reading for the first face the detector reports (the one fer reports first), or a no-face reading.
     public func reading(for gray: CVImage, at timestamp: Timestamp) throws(CameraError) -> ExpressionReading {
         guard let face = try faces(in: gray).first else {

@@ -12,7 +12,10 @@ public import HAL
 /// - **Facial Fun:** the target's score must stay at or above the threshold for the hold time; a
 ///   reading below it, or with no face, breaks the hold, and so does a gap of more than ``holdGap``
 ///   between readings (dropped frames): a hold is only as long as readings confirm it. A reading with no face shows
-///   `facialFun.noFace`; no reading for ``TrainerConfig/cameraTimeout`` seconds shows
+///   `facialFun.noFace`. With several faces in view, the frame's most prominent face (rank 0: the largest, then
+///   the most centred) is scored; `facialFun.faceFound` names its tracked id, and `facialFun.faceSwitched` says
+///   when another face became the most prominent (which breaks a hold). No reading for
+///   ``TrainerConfig/cameraTimeout`` seconds shows
 ///   `facialFun.noCamera`. **Retry** (y 0.9–1, left half) restarts the round, **skip** (right half) moves on.
 /// - **Statistics** per player (command `setPlayer player`): correct, incorrect, skipped and the
 ///   mean seconds per question, emitted as `stats` when the session ends.
@@ -63,6 +66,8 @@ public struct EmotionTrainer: AppLogic {
     private var faceState: FaceState = .waiting
     private var lastReading: Timestamp?
     private var holdStart: Timestamp?
+    /// The tracked face being scored, when the expression source tracks faces.
+    private var scoredFace: Int?
 
     /// Creates the game on validated content.
     public init(config: TrainerConfig) throws(AppConfigError) {
@@ -152,6 +157,7 @@ public struct EmotionTrainer: AppLogic {
         faceState = .waiting
         holdStart = nil
         lastReading = nil
+        scoredFace = nil
         shownAt = time
         output.emit("facialFun.shown", at: time, [
             "round": .int(Int64(round + 1)), "target": .string(target.target.rawValue),
@@ -245,6 +251,8 @@ public struct EmotionTrainer: AppLogic {
 
     private mutating func handle(_ reading: ExpressionReading, output: inout AppOutput) {
         guard case .facialFun(let round) = phase else { return }
+        // Several faces in view: the frame's most prominent one (rank 0: the largest, then the most centred) is scored.
+        guard reading.rank == 0 else { return }
         let time = reading.timestamp
         let target = config.facialFun![round]
         if let start = holdStart, let previous = lastReading, previous.duration(to: time) > Self.holdGap {
@@ -260,12 +268,22 @@ public struct EmotionTrainer: AppLogic {
                 output.emit("facialFun.noFace", at: time)
             }
             holdStart = nil
+            scoredFace = nil
             return
         }
+        let tracked: [String: AppEventValue] = reading.faceID.map { ["face": .int(Int64($0)), "faces": .int(Int64(reading.faceCount))] } ?? [:]
         if faceState != .face {
             faceState = .face
-            output.emit("facialFun.faceFound", at: time)
+            output.emit("facialFun.faceFound", at: time, tracked)
+        } else if let previous = scoredFace, let current = reading.faceID, previous != current {
+            // Another child is now the most prominent: the hold was someone else's.
+            output.emit("facialFun.faceSwitched", at: time, tracked.merging(["from": .int(Int64(previous))]) { $1 })
+            if let start = holdStart {
+                holdStart = nil
+                output.emit("facialFun.holdBroken", at: time, ["reason": .string("faceSwitched"), "held": .rounded(start.duration(to: time).seconds)])
+            }
         }
+        scoredFace = reading.faceID
         let score = scores[target.target]
         if score >= target.threshold {
             if holdStart == nil {

@@ -384,10 +384,20 @@ public struct TraceDecoder {
             return FaceBox(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
         }
         guard let face else {
-            if fields.has("scores") {
-                throw fields.error(.invalidValue, "scores", "a reading with no face has no scores")
+            for field in ["scores", "id", "rank", "faces"] where fields.has(field) {
+                throw fields.error(.invalidValue, field, "a reading with no face has no \(field)")
             }
             return .noFace(at: timestamp)
+        }
+        let faceID = try fields.optional("id", Self.readInt)
+        let faceCount = try fields.optional("faces", Self.readInt) ?? 1
+        let rank = try fields.optional("rank", Self.readInt) ?? 0
+        if let faceID, faceID < 0 || faceID > Int64(Int32.max) {
+            throw fields.error(.invalidValue, "id", "\(faceID) is not a face id (0...\(Int32.max))")
+        }
+        guard (1...1024).contains(faceCount) else { throw fields.error(.invalidValue, "faces", "\(faceCount) is not a face count (1...1024)") }
+        guard (0..<faceCount).contains(rank) else {
+            throw fields.error(.invalidValue, "rank", "\(rank) is not a place among \(faceCount) faces (0...\(faceCount - 1))")
         }
         guard var scoresScanner = fields.value("scores") else {
             throw fields.error(.missingField, "scores", "a reading with a face needs its 7 scores")
@@ -405,7 +415,9 @@ public struct TraceDecoder {
             values.append(score)
         }
         try scoreFields.rejectUnread("scores")
-        return ExpressionReading(timestamp: timestamp, face: face, scores: ExpressionScores(values)!)
+        return ExpressionReading(
+            timestamp: timestamp, face: face, scores: ExpressionScores(values)!, faceID: faceID.map { Int($0) }, rank: Int(rank),
+            faceCount: Int(faceCount))
     }
 
     private func playbackEvent(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> PlaybackEvent {

@@ -248,6 +248,16 @@ public struct TraceEncoder: Sendable {
             try number(&out, scores[expression], field: "scores.\(expression.rawValue)")
         }
         out.byte(UInt8(ascii: "}"))
+        if let id = reading.faceID {
+            out.key("id")
+            out.int(id)
+        }
+        if reading.faceCount != 1 || reading.rank != 0 {
+            out.key("rank")
+            out.int(reading.rank)
+            out.key("faces")
+            out.int(reading.faceCount)
+        }
     }
 
     private func encodeAppEvent(_ event: AppEvent, _ out: inout JSONOutput) throws(TraceError) {
