@@ -107,11 +107,12 @@ let package = Package(
         .target(name: "Camera", dependencies: ["HAL", "SystemSupport", "COpenCV", "CV4L2"], swiftSettings: strictSwift6),
         // V4L2's request codes and a non-variadic ioctl, which Swift cannot import from the kernel headers.
         .target(name: "CV4L2"),
-        // A C API over OpenCV 4.6 (Debian's libopencv-dev), so that Swift reaches it without C++ interop.
+        // A C API over OpenCV 4.6 (Debian's libopencv-dev), and libyuv (libyuv-dev) for YUV frames, so that Swift
+        // reaches them without C++ interop.
         .target(
             name: "COpenCV",
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
-            linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio", "opencv_objdetect", "opencv_dnn"]
+            linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio", "opencv_objdetect", "opencv_dnn", "yuv"]
                 .map { .linkedLibrary($0) }),
 
         // The app protocol: AppLogic, its inputs and outputs, the runner, expectations, event logs and the scenario

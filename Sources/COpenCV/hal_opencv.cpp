@@ -7,6 +7,10 @@
 #include <opencv2/objdetect.hpp>
 #include <opencv2/videoio.hpp>
 
+#include <libyuv/convert_argb.h>
+#include <libyuv/convert_from_argb.h>
+#include <libyuv/planar_functions.h>
+
 #include <cstring>
 #include <exception>
 #include <string>
@@ -63,14 +67,34 @@ hal_cv_image *hal_cv_convert(const uint8_t *data, size_t length, int width, int 
             if (gray) out = in.clone(); else cv::cvtColor(in, out, cv::COLOR_GRAY2BGR);
             break;
         }
+        // YUV to BGR and YUYV to gray go through libyuv's SIMD rows: OpenCV 4.6's cvtColor does them a pixel at a
+        // time (docs/performance.md). Gray is the Y samples either way, so it is the same as OpenCV's; BGR is
+        // BT.601 limited range as in OpenCV, with libyuv's rounding (docs/camera.md).
         case HAL_CV_YUYV: {
-            cv::Mat in(height, width, CV_8UC2, const_cast<uint8_t *>(data), stride);
-            cv::cvtColor(in, out, gray ? cv::COLOR_YUV2GRAY_YUYV : cv::COLOR_YUV2BGR_YUYV);
+            if (width % 2 != 0) { fail("a YUYV frame has an even width"); return nullptr; }
+            if (gray) {
+                out.create(height, width, CV_8UC1);
+                libyuv::YUY2ToY(data, stride, out.data, (int)out.step, width, height);
+            } else {
+                // A row at a time through a small ARGB row, which stays in the cache, then packed to BGR.
+                out.create(height, width, CV_8UC3);
+                std::vector<uint8_t> row((size_t)width * 4);
+                for (int y = 0; y < height; y++) {
+                    libyuv::YUY2ToARGB(data + (size_t)y * stride, stride, row.data(), width * 4, width, 1);
+                    libyuv::ARGBToRGB24(row.data(), width * 4, out.ptr(y), (int)out.step, width, 1);
+                }
+            }
             break;
         }
         case HAL_CV_NV12: {
-            cv::Mat in(height * 3 / 2, width, CV_8UC1, const_cast<uint8_t *>(data), stride);
-            cv::cvtColor(in, out, gray ? cv::COLOR_YUV2GRAY_NV12 : cv::COLOR_YUV2BGR_NV12);
+            if (width % 2 != 0 || height % 2 != 0) { fail("an NV12 frame has an even width and height"); return nullptr; }
+            if (gray) {
+                cv::Mat in(height, width, CV_8UC1, const_cast<uint8_t *>(data), stride);
+                out = in.clone();
+            } else {
+                out.create(height, width, CV_8UC3);
+                libyuv::NV12ToRGB24(data, stride, data + (size_t)stride * height, stride, out.data, (int)out.step, width, height);
+            }
             break;
         }
         case HAL_CV_RGB24: {

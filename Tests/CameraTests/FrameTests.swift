@@ -32,6 +32,59 @@ import TestSupport
         }
     }
 
+    /// BT.601 limited range, the standard's own arithmetic in floating point: B, G, R.
+    static func bt601(y: Int, u: Int, v: Int) -> [Double] {
+        let luma = 1.164 * Double(y - 16), cb = Double(u - 128), cr = Double(v - 128)
+        return [luma + 2.018 * cb, luma - 0.813 * cr - 0.391 * cb, luma + 1.596 * cr].map { min(255, max(0, $0)) }
+    }
+
+    /// Every (Y, U, V) on a grid through the YUYV and NV12 conversions: gray is the Y samples exactly, and BGR is
+    /// BT.601 to within the rounding of libyuv's fixed-point rows.
+    @Test func yuvFramesConvertToTheStandardsColoursAndTheirLuma() throws {
+        let lumas = Array(stride(from: 16, through: 235, by: 7)), chromas = Array(stride(from: 16, through: 240, by: 8))
+        let pairs = chromas.flatMap { u in chromas.map { v in (u, v) } }
+        let width = 2 * lumas.count, height = pairs.count  // a row per (U, V); a pair of pixels per Y
+        var yuyv: [UInt8] = [], planeY: [UInt8] = [], planeUV: [UInt8] = []
+        for (u, v) in pairs {
+            for y in lumas { yuyv += [UInt8(y), UInt8(u), UInt8(y), UInt8(v)] }
+            planeY += lumas.flatMap { [UInt8($0), UInt8($0)] }
+        }
+        // NV12 shares a chroma sample between two rows: give each (U, V) row a twin.
+        var nv12Y: [UInt8] = [], nv12: [UInt8] = []
+        for (index, (u, v)) in pairs.enumerated() {
+            let row = Array(planeY[(index * width)..<((index + 1) * width)])
+            nv12Y += row + row
+            planeUV += Array(repeating: [UInt8(u), UInt8(v)], count: width / 2).flatMap { $0 }
+        }
+        nv12 = nv12Y + planeUV
+        let frames = [
+            (Frame(timestamp: .zero, sequence: 0, width: width, height: height, pixelFormat: .yuyv, bytesPerRow: width * 2, storage: .bytes(yuyv)), 1),
+            (Frame(timestamp: .zero, sequence: 0, width: width, height: 2 * height, pixelFormat: .nv12, bytesPerRow: width, storage: .bytes(nv12)), 2),
+        ]
+        for (frame, rowsPerPair) in frames {
+            let gray = try CVImage(converting: frame, to: .gray)
+            let grayPixels = gray.pixels, grayStride = gray.bytesPerRow
+            let bgr = try CVImage(converting: frame, to: .bgr)
+            let pixels = bgr.pixels, stride = bgr.bytesPerRow
+            var worst = 0.0
+            for (index, (u, v)) in pairs.enumerated() {
+                for row in (index * rowsPerPair)..<((index + 1) * rowsPerPair) {
+                    for (column, y) in lumas.flatMap({ [$0, $0] }).enumerated() {
+                        #expect(grayPixels[row * grayStride + column] == UInt8(y))
+                        let expected = Self.bt601(y: y, u: u, v: v)
+                        for channel in 0..<3 {
+                            worst = max(worst, abs(Double(pixels[row * stride + column * 3 + channel]) - expected[channel]))
+                        }
+                    }
+                }
+            }
+            #expect(worst <= 3, "\(frame.pixelFormat): BGR is \(worst) levels from BT.601 at worst")
+        }
+        var odd = frames[0].0
+        odd.width -= 1
+        #expect(throws: CameraError.self) { try CVImage(converting: odd, to: .bgr) }
+    }
+
     @Test func mjpegFramesDecodeAndACorruptOneIsAClearError() async throws {
         let jpeg = try CVImage(converting: Self.bgrBars, to: .bgr).encoded(as: ".jpg")
         let frame = Frame(timestamp: .zero, sequence: 1, width: 64, height: 16, pixelFormat: .mjpeg, bytesPerRow: 0, storage: .bytes(jpeg))
