@@ -4,6 +4,8 @@
 // Usage: SpatialLookup [PLACES] [QUERIES]
 // Prints one RESULT line per contender and radius: p50 and p99 microseconds per lookup, and the
 // speed-up of the index over the scan. Every contender must return the same places for every query.
+// Then the pointing lookup: within 250 m and 16° of a random bearing, the index's cone lookup against
+// the R*Tree's candidates checked by distance and the sphere's bearing formula.
 
 import AppCore
 import DemoApps
@@ -108,4 +110,50 @@ for radius in [50.0, 250.0] {
     }
     print(String(format: "RESULT speed-up at r=%.0f m: %.0f× the scan, %.1f× the R*Tree (p50)", radius,
                  percentile(scanRun.micros, 0.5) / percentile(indexRun.micros, 0.5), percentile(rtreeRun.micros, 0.5) / percentile(indexRun.micros, 0.5)))
+}
+
+// Pointing: within 250 m and 16° (the explorer's cone and a degree) of a bearing.
+let bearings = (0..<queryCount).map { _ in random.unit() * 360 }
+func sphericalOffset(from a: GeoCoordinate, to b: GeoCoordinate, bearing: Double) -> Double {
+    let phi1 = a.latitude * .pi / 180, phi2 = b.latitude * .pi / 180, dLambda = (b.longitude - a.longitude) * .pi / 180
+    let y = sin(dLambda) * cos(phi2), x = cos(phi1) * sin(phi2) - sin(phi1) * cos(phi2) * cos(dLambda)
+    let difference = abs(atan2(y, x) * 180 / .pi - bearing).truncatingRemainder(dividingBy: 360)
+    return difference > 180 ? 360 - difference : difference
+}
+do {
+    let radius = 250.0, halfAngle = 16.0, latitudeSpan = radius / 111_195
+    var queryIndex = 0
+    let cone = measure({ query in
+        defer { queryIndex += 1 }
+        return index.points(within: radius, of: query, bearing: bearings[queryIndex], halfAngle: halfAngle).map(\.index).sorted()
+    }, queries: queries)
+    queryIndex = 0
+    let rtree = measure({ query in
+        defer { queryIndex += 1 }
+        let longitudeSpan = latitudeSpan / cos((abs(query.latitude) + latitudeSpan) * .pi / 180)
+        sqlite3_bind_double(select, 1, query.latitude - latitudeSpan)
+        sqlite3_bind_double(select, 2, query.latitude + latitudeSpan)
+        sqlite3_bind_double(select, 3, query.longitude - longitudeSpan)
+        sqlite3_bind_double(select, 4, query.longitude + longitudeSpan)
+        var found: [Int] = []
+        while sqlite3_step(select) == SQLITE_ROW {
+            let id = Int(sqlite3_column_int64(select, 0))
+            if query.greatCircleDistance(to: places[id]) <= radius,
+                sphericalOffset(from: query, to: places[id], bearing: bearings[queryIndex]) <= halfAngle { found.append(id) }
+        }
+        sqlite3_reset(select)
+        return found.sorted()
+    }, queries: queries)
+    // The two bearings are the same angle by different arithmetic: they may part only right at the cone's edge.
+    for (number, (a, b)) in zip(cone.results, rtree.results).enumerated() where a != b {
+        for id in Set(a).symmetricDifference(b) where abs(sphericalOffset(from: queries[number], to: places[id], bearing: bearings[number]) - halfAngle) > 1e-6 {
+            fatalError("the pointing contenders disagree on place \(id) of lookup \(number)")
+        }
+    }
+    let found = Double(cone.results.map(\.count).reduce(0, +)) / Double(queryCount)
+    for (name, run) in [("PlaceIndex", cone.micros), ("SQLite R*Tree", rtree.micros)] {
+        let padded = name.padding(toLength: 14, withPad: " ", startingAt: 0)
+        print("RESULT \(padded) " + String(format: "pointing r=250 m, 16°  p50 %8.2f µs  p99 %8.2f µs  (%.1f places found on average)",
+                     percentile(run, 0.5), percentile(run, 0.99), found))
+    }
 }

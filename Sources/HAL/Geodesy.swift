@@ -100,11 +100,36 @@ extension GeoCoordinate {
 
     /// The great-circle distance on a sphere of the WGS84 mean radius (haversine), metres.
     public func greatCircleDistance(to other: GeoCoordinate) -> Double {
-        let radius = (2 * WGS84.semiMajorAxis + WGS84.semiMinorAxis) / 3
-        let phi1 = latitude / Self.degrees, phi2 = other.latitude / Self.degrees
-        let dPhi = phi2 - phi1, dLambda = (other.longitude - longitude) / Self.degrees
-        let h = sin(dPhi / 2) * sin(dPhi / 2) + cos(phi1) * cos(phi2) * sin(dLambda / 2) * sin(dLambda / 2)
-        return 2 * radius * asin(min(1, h.squareRoot()))
+        Prepared(self).greatCircleDistance(to: Prepared(other))
+    }
+
+    /// The radius of the sphere great-circle distances are measured on: WGS84's mean radius, (2a + b) / 3.
+    public static let meanRadius = (2 * WGS84.semiMajorAxis + WGS84.semiMinorAxis) / 3
+
+    /// A point with what every haversine distance from it needs worked out once: its latitude in radians and
+    /// that latitude's cosine. An index that measures many distances to the same points keeps these, and gets
+    /// the same distances as ``GeoCoordinate/greatCircleDistance(to:)``, which is built on it.
+    public struct Prepared: Sendable, Hashable {
+        /// The latitude, radians.
+        public let phi: Double
+        /// The cosine of the latitude.
+        public let cosPhi: Double
+        /// The longitude, degrees.
+        public let longitude: Double
+
+        /// Prepares `coordinate`.
+        public init(_ coordinate: GeoCoordinate) {
+            phi = coordinate.latitude / GeoCoordinate.degrees
+            cosPhi = cos(phi)
+            longitude = coordinate.longitude
+        }
+
+        /// The great-circle distance to `other` (haversine on the mean sphere), metres.
+        public func greatCircleDistance(to other: Prepared) -> Double {
+            let dPhi = other.phi - phi, dLambda = (other.longitude - longitude) / GeoCoordinate.degrees
+            let h = sin(dPhi / 2) * sin(dPhi / 2) + cosPhi * other.cosPhi * sin(dLambda / 2) * sin(dLambda / 2)
+            return 2 * GeoCoordinate.meanRadius * asin(min(1, h.squareRoot()))
+        }
     }
 
     /// The point reached by travelling `distance` metres from here along the geodesic that

@@ -1,3 +1,4 @@
+import Foundation
 import AppCore
 import DemoApps
 import HAL
@@ -41,6 +42,44 @@ import Testing
             let found = index.points(within: radius, of: point)
             #expect(found.map(\.index).sorted() == scan, "\(point) r=\(radius)")
             #expect(zip(found, found.dropFirst()).allSatisfy { $0.distance <= $1.distance })
+        }
+    }
+
+    /// The sphere's initial bearing, degrees 0..<360, by the textbook formula.
+    static func sphericalBearing(from a: GeoCoordinate, to b: GeoCoordinate) -> Double {
+        let phi1 = a.latitude * .pi / 180, phi2 = b.latitude * .pi / 180, dLambda = (b.longitude - a.longitude) * .pi / 180
+        let y: Double = sin(dLambda) * cos(phi2)
+        let x: Double = cos(phi1) * sin(phi2) - sin(phi1) * cos(phi2) * cos(dLambda)
+        let degrees = atan2(y, x) * 180 / .pi
+        return degrees < 0 ? degrees + 360 : degrees
+    }
+
+    static func offset(_ a: Double, _ b: Double) -> Double {
+        let difference = abs(a - b).truncatingRemainder(dividingBy: 360)
+        return difference > 180 ? 360 - difference : difference
+    }
+
+    @Test func aConeLookupFindsThePointsAlongABearingAndEveryOneTheEllipsoidPutsInside() {
+        let points = Self.points(seed: 7)
+        let index = PlaceIndex(points: points, cellSize: 100)
+        var random = SeededRandom(seed: 8)
+        for _ in 0..<200 {
+            let point = GeoCoordinate(latitude: 49.26 + random.unit() * 0.02, longitude: -123.26 + random.unit() * 0.03)
+            let radius = 50 + random.unit() * 250, bearing = random.unit() * 360, halfAngle = 5 + random.unit() * 20
+            let found = Set(index.points(within: radius, of: point, bearing: bearing, halfAngle: halfAngle).map(\.index))
+            for candidate in points.indices where point.greatCircleDistance(to: points[candidate]) <= radius {
+                let distance = point.greatCircleDistance(to: points[candidate])
+                guard distance > 0.01 else { continue }
+                let sphere = Self.offset(Self.sphericalBearing(from: point, to: points[candidate]), bearing)
+                // The sphere's bearing decides, up to rounding right at the cone's edge.
+                if abs(sphere - halfAngle) > 1e-6 {
+                    #expect(found.contains(candidate) == (sphere <= halfAngle), "\(point) → \(points[candidate]) at \(sphere)°")
+                }
+                // A degree more always holds every point the ellipsoid's bearing puts inside.
+                if Self.offset(point.bearing(to: points[candidate]), bearing) <= halfAngle - 1 {
+                    #expect(found.contains(candidate), "\(point) → \(points[candidate])")
+                }
+            }
         }
     }
 }

@@ -231,7 +231,9 @@ public struct CampusExplorer: AppLogic {
         let heading = attitude.heading()
         let cone = map.pointingCone ?? 15
         var best: (id: String, offset: Double, distance: Double, bearing: Double)?
-        for hit in index.points(within: map.pointingRange ?? 200, of: position) where hit.distance >= 5 {
+        // The index keeps to a cone a degree wider, by the sphere's bearing; the ellipsoid's bearing decides.
+        let candidates = index.points(within: map.pointingRange ?? 200, of: position, bearing: heading, halfAngle: cone + 1)
+        for hit in candidates where hit.distance >= 5 {
             let id = ids[hit.index]
             let bearing = position.bearing(to: index.points[hit.index])
             var offset = abs(bearing - heading).truncatingRemainder(dividingBy: 360)

@@ -13,9 +13,15 @@ import Darwin
 /// Points are bucketed in a grid of cells about ``cellSize`` metres on a side: latitude rows of equal
 /// height, each cut into as many equal longitude columns as fit around its pole-most edge (so columns
 /// tile the circle exactly, across the antimeridian). A lookup visits the cells the query circle's
-/// bounding box covers (every column where the circle reaches a pole) and measures great-circle
-/// distance (haversine) to their points; a lookup that would visit more cells than there are points
-/// scans them instead. Cost grows with the points near the query, not with the index: at 100,000
+/// bounding box covers (every column where the circle reaches a pole); a lookup that would visit more
+/// cells than there are points scans them instead.
+///
+/// Each candidate is first checked by the straight-line (chord) distance between unit vectors, which
+/// needs no trigonometry and is the haversine's own quantity: a point passes when its chord is within
+/// the radius's chord (plus 1e-9 of it, far above rounding). Only those get the haversine distance
+/// (``HAL/GeoCoordinate/Prepared``, with each point's latitude and its cosine kept), which decides, so
+/// the hits are exactly those of ``HAL/GeoCoordinate/greatCircleDistance(to:)``. The points of a cell
+/// are stored together. Cost grows with the points near the query, not with the index: at 100,000
 /// places see `docs/performance.md`.
 public struct PlaceIndex: Sendable {
     /// A point found by a lookup.
@@ -31,11 +37,21 @@ public struct PlaceIndex: Sendable {
     /// The points, in the order given.
     public let points: [GeoCoordinate]
     private let rowHeight: Double
-    private var cells: [CellKey: [Int32]] = [:]
+    /// Each cell's run of ``entries``.
+    private var cells: [CellKey: (start: Int32, end: Int32)] = [:]
+    /// The points' unit vectors and indexes, cell by cell.
+    private var entries: [Entry] = []
+    /// The points prepared for the haversine, by index.
+    private let prepared: [GeoCoordinate.Prepared]
 
     private struct CellKey: Hashable, Sendable {
         var row: Int32
         var column: Int32
+    }
+
+    private struct Entry: Sendable {
+        var x: Double, y: Double, z: Double
+        var index: Int
     }
 
     private static let metresPerDegree = 111_195.0  // on the WGS84 mean sphere
@@ -45,35 +61,101 @@ public struct PlaceIndex: Sendable {
         self.cellSize = cellSize
         self.points = points
         rowHeight = cellSize / Self.metresPerDegree
+        prepared = points.map(GeoCoordinate.Prepared.init)
+        var members: [CellKey: [Int]] = [:]
+        var order: [CellKey] = []
         for (index, point) in points.enumerated() {
-            cells[key(of: point), default: []].append(Int32(index))
+            let key = key(of: point)
+            if members[key] == nil { order.append(key) }
+            members[key, default: []].append(index)
         }
+        entries.reserveCapacity(points.count)
+        for key in order {
+            let start = Int32(entries.count)
+            for index in members[key]! {
+                let (x, y, z) = Self.unitVector(points[index])
+                entries.append(Entry(x: x, y: y, z: z, index: index))
+            }
+            cells[key] = (start, Int32(entries.count))
+        }
+    }
+
+    /// The point on the unit sphere.
+    private static func unitVector(_ point: GeoCoordinate) -> (Double, Double, Double) {
+        let phi = point.latitude * .pi / 180, lambda = point.longitude * .pi / 180
+        return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
     }
 
     /// Every point within `radius` metres of `point`, nearest first.
     ///
     /// A lookup that would visit more cells than there are points scans the points instead.
     public func points(within radius: Double, of point: GeoCoordinate) -> [Hit] {
+        points(within: radius, of: point, cone: nil)
+    }
+
+    /// Every point within `radius` metres of `point` whose bearing from it is within `halfAngle` degrees of
+    /// `bearing` (degrees clockwise from north), nearest first: what a device pointing that way may be pointing at.
+    ///
+    /// The bearing is the great circle's initial bearing on the sphere, found from the unit vectors without
+    /// trigonometry: it is within a fraction of a degree of the ellipsoid's (``HAL/GeoCoordinate/bearing(to:)``)
+    /// at the ranges a device points, so a caller that decides by the ellipsoid's bearing asks for a degree
+    /// more and checks the few that come back. Points closer than a millimetre have no bearing and are left out.
+    public func points(within radius: Double, of point: GeoCoordinate, bearing: Double, halfAngle: Double) -> [Hit] {
+        points(within: radius, of: point, cone: (bearing, halfAngle))
+    }
+
+    private func points(within radius: Double, of point: GeoCoordinate, cone: (bearing: Double, halfAngle: Double)?) -> [Hit] {
         var hits: [Hit] = []
+        guard radius >= 0, !points.isEmpty else { return hits }
+        let query = GeoCoordinate.Prepared(point)
+        // The chord of the radius's arc, squared, with a margin: chord² = 4·sin²(θ/2) is the haversine's h·4.
+        let halfArc = min(Double.pi / 2, radius / GeoCoordinate.meanRadius / 2)
+        let chordLimit = 4 * sin(halfArc) * sin(halfArc) * (1 + 1e-9) + 1e-300
+        let (qx, qy, qz) = Self.unitVector(point)
+        // For a cone: the pointing direction in the tangent plane at the query, and the cosine of the half-angle.
+        // The chord's component in that plane points along the great circle's initial bearing.
+        var direction = (x: 0.0, y: 0.0, z: 0.0), cosHalfAngle = -2.0
+        if let cone {
+            let phi = point.latitude * .pi / 180, lambda = point.longitude * .pi / 180, heading = cone.bearing * .pi / 180
+            let east = (x: -sin(lambda), y: cos(lambda), z: 0.0)
+            let north = (x: -sin(phi) * cos(lambda), y: -sin(phi) * sin(lambda), z: cos(phi))
+            direction = (east.x * sin(heading) + north.x * cos(heading), east.y * sin(heading) + north.y * cos(heading),
+                         east.z * sin(heading) + north.z * cos(heading))
+            cosHalfAngle = cone.halfAngle >= 180 ? -2 : cos(max(0, cone.halfAngle) * .pi / 180)
+        }
+        func check(_ entry: Entry) {
+            let dx = entry.x - qx, dy = entry.y - qy, dz = entry.z - qz
+            let chord = dx * dx + dy * dy + dz * dz
+            guard chord <= chordLimit else { return }
+            if cosHalfAngle > -2 {
+                // The chord less its component along the query's vertical, against the pointing direction.
+                let up = dx * qx + dy * qy + dz * qz
+                let tx = dx - up * qx, ty = dy - up * qy, tz = dz - up * qz
+                let length = (tx * tx + ty * ty + tz * tz).squareRoot()
+                guard length > 1.5e-10,  // a millimetre on the unit sphere
+                    tx * direction.x + ty * direction.y + tz * direction.z >= cosHalfAngle * length
+                else { return }
+            }
+            let distance = query.greatCircleDistance(to: prepared[entry.index])
+            if distance <= radius { hits.append(Hit(index: entry.index, distance: distance)) }
+        }
+
         let latitudeSpan = radius / Self.metresPerDegree
         let firstRow = row(of: max(-90, point.latitude - latitudeSpan))
         let lastRow = row(of: min(90, point.latitude + latitudeSpan))
         // The query circle's longitude half-width at its pole-most latitude.
         let edge = abs(point.latitude) + latitudeSpan
         let longitudeSpan = edge >= 90 ? 180 : min(180, latitudeSpan / cos(edge * .pi / 180))
-        var cellsToVisit = 0
-        for row in firstRow...lastRow where cellsToVisit <= points.count {
-            cellsToVisit += min(Int(Self.columnCount(row: row, rowHeight: rowHeight)), Int(2 * longitudeSpan / columnWidth(row: row)) + 2)
-        }
-        if cellsToVisit > points.count {
-            for (index, candidate) in points.enumerated() {
-                let distance = point.greatCircleDistance(to: candidate)
-                if distance <= radius { hits.append(Hit(index: index, distance: distance)) }
-            }
+        // Columns are narrowest in the pole-most row: at most this many cells per row.
+        let poleMostRow = abs(firstRow - row(of: 0)) > abs(lastRow - row(of: 0)) ? firstRow : lastRow
+        let columnsPerRow = min(
+            Int(Self.columnCount(row: poleMostRow, rowHeight: rowHeight)), Int(2 * longitudeSpan / columnWidth(row: poleMostRow)) + 2)
+        if (Int(lastRow - firstRow) + 1) * columnsPerRow > points.count {
+            entries.forEach(check)
         } else {
             for row in firstRow...lastRow {
-                let width = columnWidth(row: row)
                 let count = Self.columnCount(row: row, rowHeight: rowHeight)
+                let width = 360 / Double(count)
                 var first = Int32(((point.longitude - longitudeSpan + 180) / width).rounded(.down))
                 var last = Int32(((point.longitude + longitudeSpan + 180) / width).rounded(.down))
                 if last - first + 1 >= count {  // all the way round: every column once
@@ -81,15 +163,12 @@ public struct PlaceIndex: Sendable {
                     last = count - 1
                 }
                 for column in first...last {
-                    guard let bucket = cells[CellKey(row: row, column: Self.wrap(column, count: count))] else { continue }
-                    for index in bucket {
-                        let distance = point.greatCircleDistance(to: points[Int(index)])
-                        if distance <= radius { hits.append(Hit(index: Int(index), distance: distance)) }
-                    }
+                    guard let cell = cells[CellKey(row: row, column: Self.wrap(column, count: count))] else { continue }
+                    for position in Int(cell.start)..<Int(cell.end) { check(entries[position]) }
                 }
             }
         }
-        hits.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.index < $1.index) }
+        if hits.count > 1 { hits.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.index < $1.index) } }
         return hits
     }
 
