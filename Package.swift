@@ -185,7 +185,7 @@ let package = Package(
         // The camera pipeline's cost: `Benchmarks/camera` builds this in release and runs it beside fer's Python pipeline.
         .executableTarget(
             name: "CameraPipeline",
-            dependencies: ["HAL", "Camera"],
+            dependencies: ["HAL", "Camera", "FaceScenes"],
             path: "Benchmarks/CameraPipeline",
             swiftSettings: strictSwift6
         ),
@@ -211,6 +211,8 @@ let package = Package(
         // Files that make umockdev emulate input devices (from evemu descriptions) and IIO buffers:
         // shared by the device tests and the device-read benchmark.
         .target(name: "UmockdevFixtures", dependencies: ["InputEvents"], path: "Tests/UmockdevFixtures", swiftSettings: strictSwift6),
+        // Pictures composed from the shipped test face, for the camera tests and the camera benchmark.
+        .target(name: "FaceScenes", dependencies: ["HAL", "Camera"], path: "Tests/FaceScenes", swiftSettings: strictSwift6),
 
         // NMEA decode throughput: `Benchmarks/nmea` builds this in release and runs it beside pynmea2.
         .executableTarget(
@@ -244,7 +246,7 @@ let package = Package(
         // The V4L2 checks that need the vivid driver: CameraTests runs this inside a qemu guest.
         .executableTarget(name: "VividChecks", dependencies: ["HAL", "Camera"], path: "Tests/VividChecks", swiftSettings: strictSwift6),
         .testTarget(
-            name: "CameraTests", dependencies: ["HAL", "Camera", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"],
+            name: "CameraTests", dependencies: ["HAL", "Camera", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport", "FaceScenes"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "DemoAppsTests", dependencies: ["HAL", "AppCore", "DemoApps", "Session", "TraceFormat", "Replay", "Synthesis", "Interchange", "Audio", "TestSupport"],

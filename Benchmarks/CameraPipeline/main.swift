@@ -3,8 +3,13 @@
 //    fer's crop, the mini-Xception model through OpenCV's dnn), over the frames expression_peer.py made;
 //  - conversion: YUYV and NV12 640x480 to gray and BGR straight from a buffer (as from a driver's mmap
 //    buffer: no copy first), against memcpy of the same bytes.
+//  - stream: a 640x480 stream made from the shipped face (FaceScene.movingFace: moving, growing, leaving, coming
+//    back) to expression readings, with a full detection every frame (fer's settings) and with StreamingDetection
+//    (full every tenth frame, the faces' last sizes between), and how often their boxes agree within 5 px.
 // Usage: CameraPipeline expressions FRAMES_DIR MODELS_DIR [REPEATS] | CameraPipeline conversion [REPEATS]
+//        | CameraPipeline stream MODELS_DIR [REPEATS]
 import Camera
+import FaceScenes
 import Foundation
 import HAL
 
@@ -73,7 +78,32 @@ case "conversion":
                          format.rawValue, width, height, target == .gray ? "gray" : "BGR", seconds * 1e6, Double(bytes.count) / seconds / 1e6, seconds / copy))
         }
     }
+case "stream":
+    let models = arguments[2], repeats = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
+    let scene = try FaceScene(models: models, headOnly: true)
+    let frames = try FaceScene.movingFace().map { try scene.frame(width: 640, height: 480, $0.map { [$0] } ?? []) }
+    let classifier = try ExpressionClassifier(files: .folder(models))
+    var boxes: [String: [[FaceBox]]] = [:]
+    for (name, every) in [("full detection every frame (fer's settings)", 1), ("StreamingDetection, full every 10th frame", 10)] {
+        var kept: [[FaceBox]] = []
+        let seconds = try best(repeats) {
+            var detection = StreamingDetection(redetectEvery: every), tracker = FaceTracker()
+            kept = []
+            for (index, frame) in frames.enumerated() {
+                let faces = try detection.faces(in: frame, using: classifier)
+                _ = try classifier.readings(for: frame, faces: faces, at: Timestamp(nanoseconds: Int64(index) * 33_333_333), tracker: &tracker)
+                kept.append(faces)
+            }
+        } / Double(frames.count)
+        boxes[name] = kept
+        print(String(format: "RESULT stream 640x480, %@: %.1f frames/s (%.2f ms/frame)", name, 1 / seconds, seconds * 1e3))
+    }
+    let full = boxes["full detection every frame (fer's settings)"]!, followed = boxes["StreamingDetection, full every 10th frame"]!
+    let agreeing = zip(full, followed).filter { a, b in
+        a.count == b.count && zip(a, b).allSatisfy { abs($0.x - $1.x) <= 5 && abs($0.y - $1.y) <= 5 && abs($0.width - $1.width) <= 5 }
+    }.count
+    print("RESULT stream boxes within 5 px of full detection: \(agreeing) of \(frames.count) frames")
 default:
-    print("usage: CameraPipeline expressions FRAMES_DIR MODELS_DIR [REPEATS] | CameraPipeline conversion [REPEATS]")
+    print("usage: CameraPipeline expressions FRAMES_DIR MODELS_DIR [REPEATS] | CameraPipeline conversion [REPEATS] | CameraPipeline stream MODELS_DIR [REPEATS]")
     exit(2)
 }

@@ -246,6 +246,24 @@ int hal_cv_detect_faces(hal_cv_cascade *cascade, const hal_cv_image *gray, doubl
     }, -1);
 }
 
+int hal_cv_detect_faces_in_area(hal_cv_cascade *cascade, const hal_cv_image *gray, int x, int y, int width, int height,
+                             double scale_factor, int min_neighbors, int min_size, int max_size, int *boxes, int capacity) {
+    return guarded([&]() -> int {
+        cv::Rect area = cv::Rect(x, y, width, height) & cv::Rect(0, 0, gray->mat.cols, gray->mat.rows);
+        if (area.width < min_size || area.height < min_size) return 0;
+        std::vector<cv::Rect> faces;
+        cascade->classifier.detectMultiScale(gray->mat(area), faces, scale_factor, min_neighbors, cv::CASCADE_SCALE_IMAGE,
+                                             cv::Size(min_size, min_size), cv::Size(max_size, max_size));
+        for (int i = 0; i < (int)faces.size() && i < capacity; i++) {
+            boxes[4 * i] = faces[i].x + area.x;
+            boxes[4 * i + 1] = faces[i].y + area.y;
+            boxes[4 * i + 2] = faces[i].width;
+            boxes[4 * i + 3] = faces[i].height;
+        }
+        return (int)faces.size();
+    }, -1);
+}
+
 void hal_cv_cascade_free(hal_cv_cascade *cascade) { delete cascade; }
 
 int hal_cv_fer_face(const hal_cv_image *gray, int x, int y, int width, int height, int offset, float *out) {

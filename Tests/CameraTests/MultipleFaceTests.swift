@@ -1,4 +1,5 @@
 import Camera
+import FaceScenes
 import Foundation
 import HAL
 import Testing
@@ -11,38 +12,13 @@ import TestSupport
     static let canvasWidth = 1024, canvasHeight = 512
     static let smallScale = 0.75
 
-    /// The astronaut's gray pixels.
-    static func astronaut() throws -> (pixels: [UInt8], size: Int) {
-        let gray = try CVImage(path: ExpressionTests.models + "/astronaut.png", as: .bgr).grayscale()
-        let stride = gray.bytesPerRow, size = gray.width
-        let rows = gray.pixels
-        var pixels = [UInt8](repeating: 0, count: size * size)
-        for y in 0..<size { for x in 0..<size { pixels[y * size + x] = rows[y * stride + x] } }
-        return (pixels, size)
-    }
-
-    /// A gray canvas with the astronaut at full size with its corner at `big` (if any) and at three quarters
-    /// (bilinear) with its corner at `small` (if any).
+    /// A gray canvas with the astronaut at full size with its corner at `big` (if any) and at three quarters with
+    /// its corner at `small` (if any).
     static func picture(big: (x: Int, y: Int)?, small: (x: Int, y: Int)?) throws -> CVImage {
-        let (face, size) = try astronaut()
-        var canvas = [UInt8](repeating: 128, count: canvasWidth * canvasHeight)
-        if let big {
-            for y in 0..<size { for x in 0..<size { canvas[(big.y + y) * canvasWidth + big.x + x] = face[y * size + x] } }
-        }
-        if let small {
-            let scaled = Int(Double(size) * smallScale)
-            for y in 0..<scaled {
-                for x in 0..<scaled {
-                    let sx = min(Double(size - 1), (Double(x) + 0.5) / smallScale - 0.5), sy = min(Double(size - 1), (Double(y) + 0.5) / smallScale - 0.5)
-                    let x0 = Int(sx), y0 = Int(sy), x1 = min(x0 + 1, size - 1), y1 = min(y0 + 1, size - 1)
-                    let fx = sx - Double(x0), fy = sy - Double(y0)
-                    let top = Double(face[y0 * size + x0]) * (1 - fx) + Double(face[y0 * size + x1]) * fx
-                    let bottom = Double(face[y1 * size + x0]) * (1 - fx) + Double(face[y1 * size + x1]) * fx
-                    canvas[(small.y + y) * canvasWidth + small.x + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
-                }
-            }
-        }
-        return try CVImage(pixels: canvas, width: canvasWidth, height: canvasHeight, channels: 1)
+        var placements: [FaceScene.Placement] = []
+        if let big { placements.append(.init(x: big.x, y: big.y)) }
+        if let small { placements.append(.init(x: small.x, y: small.y, scale: smallScale)) }
+        return try FaceScene(models: ExpressionTests.models).frame(width: canvasWidth, height: canvasHeight, placements)
     }
 
     /// The frames of a short stream: both faces moving 6 px a frame, then the big one gone for a frame, then back.
@@ -110,5 +86,41 @@ import TestSupport
         #expect(lines.count == 4, "\(run.output)")
         #expect(lines.filter { $0.contains("id=1 ") || $0.contains("id=2 ") }.count == 4, "\(run.output)")
         #expect(lines[0].contains("rank=0/2") && lines[1].contains("rank=1/2"), "\(run.output)")
+    }
+}
+
+/// Following faces between full detections on a stream: boxes like a full detection's, for a part of the cost.
+@Suite struct StreamingDetectionTests {
+    @Test func followingAMovingGrowingLeavingReturningFaceGivesTheBoxesOfFullDetection() throws {
+        let classifier = try ExpressionTests.classifier()
+        let scene = try FaceScene(models: ExpressionTests.models, headOnly: true)
+        var streaming = StreamingDetection()
+        var agreeing = 0, frames = 0
+        var report: [String] = []
+        for placement in FaceScene.movingFace() {
+            let frame = try scene.frame(width: 640, height: 480, placement.map { [$0] } ?? [])
+            let full = try classifier.faces(in: frame)
+            let followed = try streaming.faces(in: frame, using: classifier)
+            frames += 1
+            let close = full.count == followed.count && zip(full, followed).allSatisfy { a, b in
+                abs(a.x - b.x) <= 5 && abs(a.y - b.y) <= 5 && abs(a.width - b.width) <= 5 && abs(a.height - b.height) <= 5
+            }
+            if close { agreeing += 1 } else { report.append("frame \(frames - 1): full \(full), followed \(followed)") }
+        }
+        #expect(Double(agreeing) / Double(frames) >= 0.95, "\(agreeing) of \(frames) within 5 px:\n\(report.joined(separator: "\n"))")
+        // Most frames were followed, not detected in full: that is where the time is saved.
+        #expect(streaming.followedFrames >= frames / 2, "\(streaming.followedFrames) followed, \(streaming.fullDetections) full")
+        #expect(streaming.fullDetections + streaming.followedFrames == frames)
+    }
+
+    @Test func redetectingEveryFrameIsFullDetection() throws {
+        let classifier = try ExpressionTests.classifier()
+        let scene = try FaceScene(models: ExpressionTests.models, headOnly: true)
+        var streaming = StreamingDetection(redetectEvery: 1)
+        for placement in FaceScene.movingFace(frames: 12).compactMap({ $0 }).prefix(4) {
+            let frame = try scene.frame(width: 640, height: 480, [placement])
+            #expect(try streaming.faces(in: frame, using: classifier) == classifier.faces(in: frame))
+        }
+        #expect(streaming.followedFrames == 0)
     }
 }

@@ -78,6 +78,10 @@ hal_cv_cascade *hal_cv_cascade_load(const char *path);
 /// above 1 the image is first shrunk by that factor (area interpolation) and `min_size` with it.
 int hal_cv_detect_faces(hal_cv_cascade *cascade, const hal_cv_image *gray, double scale_factor, int min_neighbors,
                         int min_size, int downscale, int *boxes, int capacity);
+/// Detects faces inside an area of a gray image (clipped to it), of `min_size` to `max_size` pixels, at full
+/// resolution: boxes come back in the whole image's pixels. Returns how many were found, or -1.
+int hal_cv_detect_faces_in_area(hal_cv_cascade *cascade, const hal_cv_image *gray, int x, int y, int width, int height,
+                             double scale_factor, int min_neighbors, int min_size, int max_size, int *boxes, int capacity);
 void hal_cv_cascade_free(hal_cv_cascade *cascade);
 
 /// fer's preprocessing of one face: pad the gray image by 40 px with the mean of its bottom two rows,

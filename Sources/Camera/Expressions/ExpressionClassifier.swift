@@ -96,6 +96,22 @@ public final class ExpressionClassifier: @unchecked Sendable {
         return faces
     }
 
+    /// The faces inside `area` of a gray image, `sizes` pixels wide, at full resolution with the detection's scale
+    /// step and neighbour count: how ``StreamingDetection`` follows a face between full detections.
+    public func faces(in gray: CVImage, within area: FaceBox, sizes: ClosedRange<Int>) throws(CameraError) -> [FaceBox] {
+        guard gray.channels == 1 else { throw CameraError("face detection takes a gray image") }
+        var boxes = [Int32](repeating: 0, count: 4 * 8)
+        let found = lock.withLock { _ in
+            hal_cv_detect_faces_in_area(
+                cascade, gray.pointer, Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height), detection.scaleFactor,
+                Int32(detection.minNeighbors), Int32(sizes.lowerBound), Int32(sizes.upperBound), &boxes, 8)
+        }
+        guard found >= 0 else { throw .openCV("face detection failed") }
+        return (0..<min(Int(found), 8)).map { index in
+            FaceBox(x: Int(boxes[4 * index]), y: Int(boxes[4 * index + 1]), width: Int(boxes[4 * index + 2]), height: Int(boxes[4 * index + 3]))
+        }
+    }
+
     /// fer's 64×64 model input for a face: 4096 values in [-1, 1].
     public func modelInput(for face: FaceBox, in gray: CVImage) throws(CameraError) -> [Float] {
         var input = [Float](repeating: 0, count: 64 * 64)
@@ -118,7 +134,15 @@ public final class ExpressionClassifier: @unchecked Sendable {
     ///
     /// `tracker` carries the identities from frame to frame: pass the same one for every frame of a stream.
     public func readings(for gray: CVImage, at timestamp: Timestamp, tracker: inout FaceTracker) throws(CameraError) -> [ExpressionReading] {
-        let faces = tracker.track(try faces(in: gray), frameWidth: gray.width, frameHeight: gray.height)
+        try readings(for: gray, faces: faces(in: gray), at: timestamp, tracker: &tracker)
+    }
+
+    /// A reading for each of `boxes` (the frame's faces, found by the caller, such as a ``StreamingDetection``), in
+    /// rank order with the tracker's ids, or one no-face reading.
+    public func readings(
+        for gray: CVImage, faces boxes: [FaceBox], at timestamp: Timestamp, tracker: inout FaceTracker
+    ) throws(CameraError) -> [ExpressionReading] {
+        let faces = tracker.track(boxes, frameWidth: gray.width, frameHeight: gray.height)
         guard !faces.isEmpty else { return [.noFace(at: timestamp)] }
         var readings: [ExpressionReading] = []
         readings.reserveCapacity(faces.count)
