@@ -52,6 +52,30 @@ import TestSupport
             kind: .timestampBackwards, line: 4, field: "t", message: "29 is earlier than 30 before it in channel 'gyro'")
     }
 
+    /// Motion lines as people write them by hand (spaces, tabs, other key orders) decode like the writer's lines,
+    /// through the one-pass decoder; what it does not take still gets the strict path's errors.
+    @Test func handWrittenMotionLinesDecodeAsTheWritersLinesAndBadOnesKeepTheirErrors() throws {
+        let canonical = #"{"t":10,"ch":"gyro","v":[0.1,-2.5e-07,3.0]}"#
+        let expected = try decode([Self.header, canonical]).records
+        for line in [
+            #"{"t": 10, "ch": "gyro", "v": [0.1, -2.5e-07, 3.0]}"#,
+            "{ \"v\" :\t[ 0.1 ,-2.5e-07,3.0 ] , \"ch\":\"gyro\" ,\"t\":10 }  ",
+            #"{"ch":"gyro","t":10,"v":[1e-1,-0.00000025,3]}"#,
+            #"{"t":10,"ch":"gy\u0072o","v":[0.1,-2.5e-07,3.0]}"#,  // an escaped id: the strict path
+        ] {
+            #expect(try decode([Self.header, line]).records == expected, "\(line)")
+        }
+        expectError(
+            [Self.header, #"{"t": 10, "ch": "gyro", "v": [1, 2, 3], "v": [1, 2, 3]}"#],
+            kind: .invalidValue, line: 2, field: "v", message: "appears twice")
+        expectError(
+            [Self.header, #"{"t": 10, "ch": "gyro", "v": [1, 2, 3], "w": 1}"#],
+            kind: .unknownField, line: 2, field: "w", message: "gyroscope records have no such field")
+        expectError(
+            [Self.header, #"{"t": 10.5, "ch": "gyro", "v": [1, 2, 3]}"#],
+            kind: .invalidValue, line: 2, field: "t", message: "expected a whole number")
+    }
+
     @Test func trackedFacesNeedAPlaceAmongTheirFrameAndAFace() {
         let header = #"{"format":"hal-trace","version":1,"channels":[{"id":"face","kind":"expression","source":"test:face"}]}"#
         let scores = #""scores":{"angry":0,"disgust":0,"fear":0,"happy":1,"sad":0,"surprise":0,"neutral":0}"#

@@ -12,7 +12,8 @@ protocol NumberSink {
     var negative: Bool { get set }
     var exponent: Int { get set }
     var isInteger: Bool { get set }
-    mutating func digit(_ byte: UInt8, fractional: Bool)
+    /// Takes a run of digits, `bytes[run]`, of the integer part or (`fractional`) of the fraction.
+    mutating func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ run: Range<Int>, fractional: Bool)
 }
 
 /// A strict RFC 8259 scanner over the bytes of one JSON text, such as one trace line.
@@ -327,20 +328,23 @@ struct JSONScanner {
         var isInteger: Bool
 
         /// Keeps the first 19 significant digits, and counts the power of ten for the rest.
+        ///
+        /// The arithmetic cannot overflow (19 digits fit in 64 bits; the counts are bounded by a line's length), so
+        /// it wraps rather than checks, and the digits that fit are taken in one tight loop.
         @inline(__always)
-        mutating func digit(_ byte: UInt8, fractional: Bool) {
-            let digit = UInt64(byte - UInt8(ascii: "0"))
-            if digitCount == 0 && digit == 0 {
-                if fractional { exponent -= 1 }
-                return
+        mutating func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ run: Range<Int>, fractional: Bool) {
+            var index = run.lowerBound
+            if digitCount == 0 {  // leading zeros are not significant; in a fraction they scale
+                while index < run.upperBound, bytes[index] == UInt8(ascii: "0") { index &+= 1 }
+                if fractional { exponent &-= index &- run.lowerBound }
             }
-            if digitCount < 19 {
-                mantissa = mantissa * 10 + digit
-                if fractional { exponent -= 1 }
-            } else if !fractional {
-                exponent += 1
-            }
-            digitCount += 1
+            let taken = min(19 &- digitCount, run.upperBound &- index)
+            var value = mantissa
+            for position in index..<(index &+ taken) { value = value &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0")) }
+            mantissa = value
+            let dropped = run.upperBound &- index &- taken
+            digitCount &+= taken &+ dropped
+            if fractional { exponent &-= taken } else { exponent &+= dropped }
         }
     }
 
@@ -350,7 +354,7 @@ struct JSONScanner {
         var negative = false
         var exponent = 0
         var isInteger = true
-        @inline(__always) mutating func digit(_ byte: UInt8, fractional: Bool) {}
+        @inline(__always) mutating func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ run: Range<Int>, fractional: Bool) {}
     }
 
     /// Reads a number, checking the JSON grammar, and collects its digits.
@@ -381,19 +385,13 @@ struct JSONScanner {
             position += 1
             if position < bytes.count, isDigit(bytes[position]) { throw error("leading zero in a number", at: start) }
         } else {
-            while position < bytes.count, isDigit(bytes[position]) {
-                sink.digit(bytes[position], fractional: false)
-                position += 1
-            }
+            scanDigits(into: &sink, fractional: false)
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             sink.isInteger = false
             position += 1
             guard position < bytes.count, isDigit(bytes[position]) else { throw error("expected digits after '.'", at: position) }
-            while position < bytes.count, isDigit(bytes[position]) {
-                sink.digit(bytes[position], fractional: true)
-                position += 1
-            }
+            scanDigits(into: &sink, fractional: true)
         }
         if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
             sink.isInteger = false
@@ -412,6 +410,19 @@ struct JSONScanner {
             sink.exponent += exponentSign * exponent
         }
         sink.range = start..<position
+    }
+
+    /// Finds a run of digits and hands it to `sink` whole. The position and the bytes are kept in locals for the
+    /// loop, so that the compiler keeps them in registers rather than storing the position through `self` on
+    /// every digit.
+    @inline(__always)
+    private mutating func scanDigits<Sink: NumberSink>(into sink: inout Sink, fractional: Bool) {
+        let bytes = self.bytes
+        let start = position
+        var index = start
+        while index < bytes.count, isDigit(bytes[index]) { index &+= 1 }
+        sink.digits(bytes, start..<index, fractional: fractional)
+        position = index
     }
 
     @inline(__always)

@@ -206,26 +206,73 @@ public struct TraceDecoder {
         return TraceRecord(channel: channel, reading: reading)
     }
 
-    /// Decodes a motion record in exactly the writer's layout, `{"t":…,"ch":"…","v":[…,…,…]}`,
-    /// in one pass. Anything else returns `nil`, and the strict path decodes the line or
-    /// says what is wrong with it. This is what keeps high-rate sensor traces fast.
+    /// Decodes a motion record, `{"t":…,"ch":"…","v":[…,…,…]}`, in one pass: the writer's layout, and the same
+    /// three fields in any order with any JSON whitespace, as a hand-edited file has them. Anything else (another
+    /// field, a field twice, an escaped key or id, a non-motion channel, a bad value) returns `nil`, and the strict
+    /// path decodes the line or says what is wrong with it. This is what keeps high-rate sensor traces fast.
     private func canonicalMotion(_ line: UnsafeBufferPointer<UInt8>) -> (Int64, Int, MotionQuantity, Vector3)? {
         var scanner = JSONScanner(line)
-        guard scanner.skipLiteral(#"{"t":"#), let nanoseconds = try? scanner.readInt64(),
-              scanner.skipLiteral(#","ch":""#)
-        else { return nil }
-        let idStart = scanner.position
-        guard let quote = scanner.bytes[idStart...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-        guard let channel = channelIndex(rawID: idStart..<quote, in: scanner),
-              case .motion(let quantity) = codecs[channel]
-        else { return nil }
-        scanner.position = quote
-        guard scanner.skipLiteral(#"","v":["#), let x = try? scanner.readDouble(), scanner.skipLiteral(","),
-              let y = try? scanner.readDouble(), scanner.skipLiteral(","),
-              let z = try? scanner.readDouble(), scanner.skipLiteral("]}"),
-              (try? scanner.expectEnd()) != nil
-        else { return nil }
-        return (nanoseconds, channel, quantity, Vector3(x: x, y: y, z: z))
+        guard scanner.peek() == UInt8(ascii: "{") else { return nil }
+        scanner.position += 1
+        var nanoseconds: Int64?, channel: Int?, quantity: MotionQuantity?, vector: Vector3?
+        while true {
+            // A key: plain bytes between quotes.
+            guard scanner.peek() == UInt8(ascii: "\"") else { return nil }
+            let keyStart = scanner.position + 1
+            guard let keyEnd = Self.closingQuote(scanner.bytes, from: keyStart) else { return nil }
+            scanner.position = keyEnd + 1
+            guard scanner.peek() == UInt8(ascii: ":") else { return nil }
+            scanner.position += 1
+            switch (keyEnd - keyStart, scanner.bytes[keyStart], keyEnd - keyStart > 1 ? scanner.bytes[keyStart + 1] : 0) {
+            case (1, UInt8(ascii: "t"), _):
+                guard nanoseconds == nil, let value = try? scanner.readInt64() else { return nil }
+                nanoseconds = value
+            case (2, UInt8(ascii: "c"), UInt8(ascii: "h")):
+                guard channel == nil, scanner.peek() == UInt8(ascii: "\""),
+                      let idEnd = Self.closingQuote(scanner.bytes, from: scanner.position + 1),
+                      let index = channelIndex(rawID: (scanner.position + 1)..<idEnd, in: scanner),
+                      case .motion(let kind) = codecs[index]
+                else { return nil }
+                scanner.position = idEnd + 1
+                (channel, quantity) = (index, kind)
+            case (1, UInt8(ascii: "v"), _):
+                guard vector == nil else { return nil }
+                var value = Vector3.zero
+                guard (try? scanner.readNumberArray(count: 3, { index, number in
+                    switch index {
+                    case 0: value.x = number
+                    case 1: value.y = number
+                    default: value.z = number
+                    }
+                })) != nil else { return nil }
+                vector = value
+            default:
+                return nil
+            }
+            switch scanner.peek() {
+            case UInt8(ascii: ","): scanner.position += 1
+            case UInt8(ascii: "}"):
+                scanner.position += 1
+                guard (try? scanner.expectEnd()) != nil, let nanoseconds, let channel, let quantity, let vector else { return nil }
+                return (nanoseconds, channel, quantity, vector)
+            default: return nil
+            }
+        }
+    }
+
+    /// The index of the quote that ends a string starting at `start`, or `nil` if the string has an escape or
+    /// does not end on the line.
+    @inline(__always)
+    private static func closingQuote(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var index = start
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""): return index
+            case UInt8(ascii: "\\"): return nil
+            default: index += 1
+            }
+        }
+        return nil
     }
 
     /// The channel whose id is the unescaped bytes at `range` of the scanner's line.
