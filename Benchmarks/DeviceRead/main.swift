@@ -3,7 +3,8 @@
 // `Benchmarks/devices` runs it beside a C loop doing the same work (the floor).
 //
 //   DeviceRead prepare DIR SCANS   write the emulated IMU's buffer script into DIR
-//   DeviceRead iio COUNT           read COUNT gyro samples from iio:local/iio:device0 (buffered)
+//   DeviceRead iio COUNT           read COUNT gyro samples from iio:local/iio:device0 (buffered), one hand-off each
+//   DeviceRead iio-blocks COUNT    the same samples a refill at a time (IIOMotionSensor.blocks)
 //   DeviceRead decode FRAMES       decode FRAMES in-memory DualShock 4 accelerometer frames (no read)
 import Foundation
 import HAL
@@ -65,6 +66,21 @@ case "prepare":
 case "iio":
     guard let count = Int(arguments[2]) else { fail("COUNT is a number") }
     try await measure("iio", IIOMotionSensor(uri: DeviceURI("iio:local/iio:device0?samples=1000#anglvel")), count: count)
+case "iio-blocks":
+    guard let count = Int(arguments[2]) else { fail("COUNT is a number") }
+    let sensor = try IIOMotionSensor(uri: DeviceURI("iio:local/iio:device0?samples=1000#anglvel"))
+    var taken = 0
+    var start: Double?
+    var checksum = 0.0
+    for try await block in sensor.blocks() {
+        if start == nil { start = processCPUTime() }
+        for sample in block { checksum += sample.value.x }
+        taken += block.count
+        if taken >= count { break }
+    }
+    guard let start, taken >= count else { fail("iio-blocks: the device gave \(taken) of \(count) samples") }
+    let cpu = processCPUTime() - start
+    print("iio-blocks swift: \(taken) samples, \(String(format: "%.0f", cpu / Double(taken - 1) * 1e9)) ns CPU/sample (checksum \(String(format: "%.3f", checksum)))")
 case "decode":
     guard let frames = Int(arguments[2]) else { fail("FRAMES is a number") }
     let evemu = try String(contentsOfFile: "Tests/SensorsTests/Fixtures/ds4-motion-sensors.evemu", encoding: .utf8)

@@ -159,6 +159,23 @@ struct EvdevDeviceTests {
         }
     }
 
+    @Test func aMotionDeviceHandsOverBlocksOfTheSameSamples() async throws {
+        let scratch = try Umockdev.testScratchFolder()
+        try await Umockdev.run(Self.testbed("ds4-gamepad.evemu", scratch: scratch), scratch: scratch, suite: Self.suite) {
+            let stick = try makeFactory().open("evdev:/dev/input/event7?fullrate=90#stick", as: EvdevMotionSensor.self)
+            let expected = try Self.imported("ds4-gamepad.evemu", role: .stick).compactMap { reading -> MotionSample? in
+                if case .motion(let sample) = reading { sample } else { nil }
+            }
+            var samples: [MotionSample] = []
+            for try await block in stick.blocks() {
+                #expect(!block.isEmpty)
+                samples += block
+                if samples.count >= expected.count { break }
+            }
+            #expect(samples == expected)
+        }
+    }
+
     @Test func aGamepadGivesButtonsAsKeysWhileGrabbed() async throws {
         let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.testbed("ds4-gamepad.evemu", scratch: scratch), scratch: scratch, suite: Self.suite) {

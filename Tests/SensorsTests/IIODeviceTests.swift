@@ -96,6 +96,26 @@ struct IIODeviceTests {
         }
     }
 
+    @Test func blocksHandOverEachRefillsScansAsOneElement() async throws {
+        let scratch = try Umockdev.testScratchFolder()
+        // The buffer gives four scans a read; the reader asks for four a refill.
+        let scans = Self.scans.map { Self.scan($0.x, $0.y, $0.z, time: $0.time) }
+        var testbed = try Self.testbed(Self.imu, node: "/dev/iio:device0", scans: [], scratch: scratch)
+        try Data(UmockdevScript.reads([Array(scans[0..<4].joined()), Array(scans[4..<8].joined())]))
+            .write(to: URL(fileURLWithPath: testbed.scripts[0].file))
+        testbed.scripts = [testbed.scripts[0]]
+        try await Umockdev.run(testbed, scratch: scratch, suite: Self.suite) {
+            let gyro = try IIOMotionSensor(uri: DeviceURI("iio:local/iio:device0?samples=4#anglvel"))
+            let blocks = try await collect(gyro.blocks(), count: 2)
+            #expect(blocks.map(\.count) == [4, 4])
+            #expect(blocks.flatMap { $0 } == Self.scans.map { scan in
+                MotionSample(
+                    timestamp: Timestamp(nanoseconds: scan.time), quantity: .angularVelocity,
+                    value: Self.mounted(Vector3(x: Double(scan.x) * 0.001065, y: Double(scan.y) * 0.001065, z: Double(scan.z) * 0.001065)))
+            })
+        }
+    }
+
     @Test func bigEndianScanElementsOfAMagnetometerBecomeMicrotesla() async throws {
         let scratch = try Umockdev.testScratchFolder()
         let scans = [Self.scan(-214, 55, -480, time: 7_000_000_000, bigEndianAxes: true), Self.scan(300, -1, 0, time: 7_066_666_666, bigEndianAxes: true)]

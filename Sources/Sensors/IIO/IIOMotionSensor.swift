@@ -61,4 +61,15 @@ public struct IIOMotionSensor: MotionSensor {
             configuration.motionSample(values, at: time, quantity: quantity)
         }
     }
+
+    /// The same samples a block at a time: the scans of each buffer refill (up to `samples` of the URI), or the
+    /// one sample of each poll. A high-rate IMU costs one hand-off per block instead of one per sample
+    /// (`docs/performance.md`); ``readings(buffering:)`` stays for those who want each sample as it comes.
+    /// `buffering` counts blocks.
+    public func blocks(buffering: ReadingBuffering = .unbounded) -> AsyncThrowingStream<[MotionSample], any Error> {
+        let (configuration, quantity) = (configuration, quantity)
+        return configuration.blocks(mode: mode, uri: info.uri, rate: info.rate, buffering: buffering) { values, time in
+            configuration.motionSample(values, at: time, quantity: quantity)
+        }
+    }
 }

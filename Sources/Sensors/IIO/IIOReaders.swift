@@ -13,7 +13,7 @@ struct IIOPolledReader {
     let uri: String
     let rate: Double
 
-    func run(stop: StopFlag, yield: (_ values: [Double], _ time: Timestamp) -> Void) throws(DeviceError) {
+    func run(stop: StopFlag, yield: (_ values: [Double], _ time: Timestamp) -> Void, endOfBlock: () -> Void) throws(DeviceError) {
         let channels = try IIOBufferedReader.channels(configuration, device, uri)
         let period = Int64(1e9 / rate)
         var next = MonotonicClock().now.nanoseconds
@@ -37,6 +37,7 @@ struct IIOPolledReader {
                 }
             }
             yield(values, MonotonicClock().now)
+            endOfBlock()
             next += period
             let now = MonotonicClock().now.nanoseconds
             if next < now { next = now }  // fell behind: do not try to catch up with a burst
@@ -60,7 +61,7 @@ struct IIOBufferedReader {
         return channels
     }
 
-    func run(stop: StopFlag, yield: (_ values: [Double], _ time: Timestamp) -> Void) throws(DeviceError) {
+    func run(stop: StopFlag, yield: (_ values: [Double], _ time: Timestamp) -> Void, endOfBlock: () -> Void) throws(DeviceError) {
         let channels = try Self.channels(configuration, device, uri)
         for index in 0..<iio_device_get_channels_count(device) {
             if let channel = iio_device_get_channel(device, index) { iio_channel_disable(channel) }
@@ -120,6 +121,7 @@ struct IIOBufferedReader {
                 }
                 yield(values, Timestamp(nanoseconds: time))
             }
+            endOfBlock()
         }
     }
 

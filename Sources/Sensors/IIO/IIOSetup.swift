@@ -122,23 +122,51 @@ struct IIOSetup {
 
 extension IIOChannelConfiguration {
     /// Starts a reading thread with its own libiio context, reading in `mode` and handing each set of
-    /// channel values (HAL units, channel order) with its time to `makeSample`.
+    /// channel values (HAL units, channel order) with its time to `makeSample`; every sample is an element.
     func readings<Sample: Sendable>(
         mode: IIOReadMode, uri: String, rate: Double?, buffering: ReadingBuffering,
         makeSample: @escaping @Sendable (_ values: [Double], _ time: Timestamp) -> Sample
     ) -> AsyncThrowingStream<Sample, any Error> {
         let configuration = self
-        let rate = rate ?? kind.defaultRate
         return DeviceThread.stream(name: "iio \(uri)", buffering: buffering) { stop, yield in
-            let context = try IIOContext(libiioURI: configuration.libiioURI, deviceURI: uri)
-            guard let device = context.device(named: configuration.deviceID) else {
-                throw DeviceError(.disconnected, uri: uri, "the device is gone from \(configuration.libiioURI)")
+            try configuration.read(mode: mode, uri: uri, rate: rate, stop: stop, sample: { yield(makeSample($0, $1)) }, endOfBlock: {})
+        }
+    }
+
+    /// The same reading thread, handing over the samples of each read of the device (a buffer refill, or one
+    /// poll) as one element: one hand-off per block instead of one per sample.
+    func blocks<Sample: Sendable>(
+        mode: IIOReadMode, uri: String, rate: Double?, buffering: ReadingBuffering,
+        makeSample: @escaping @Sendable (_ values: [Double], _ time: Timestamp) -> Sample
+    ) -> AsyncThrowingStream<[Sample], any Error> {
+        let configuration = self
+        return DeviceThread.stream(name: "iio \(uri)", buffering: buffering) { stop, yield in
+            var block: [Sample] = []
+            block.reserveCapacity(mode == .buffered ? configuration.samplesPerRead : 1)
+            try configuration.read(mode: mode, uri: uri, rate: rate, stop: stop, sample: { block.append(makeSample($0, $1)) }) {
+                guard !block.isEmpty else { return }
+                yield(block)
+                block.removeAll(keepingCapacity: true)
             }
-            let deliver = { (values: [Double], time: Timestamp) in yield(makeSample(values, time)) }
-            switch mode {
-            case .polled: try IIOPolledReader(configuration: configuration, device: device, uri: uri, rate: rate).run(stop: stop, yield: deliver)
-            case .buffered: try IIOBufferedReader(configuration: configuration, device: device, uri: uri, rate: rate).run(stop: stop, yield: deliver)
-            }
+        }
+    }
+
+    /// Opens the device in its own context and reads it in `mode` until `stop` or an error: each sample's values
+    /// and time to `sample`, and `endOfBlock` after each read of the device.
+    private func read(
+        mode: IIOReadMode, uri: String, rate: Double?, stop: StopFlag,
+        sample: ([Double], Timestamp) -> Void, endOfBlock: () -> Void
+    ) throws(DeviceError) {
+        let context = try IIOContext(libiioURI: libiioURI, deviceURI: uri)
+        guard let device = context.device(named: deviceID) else {
+            throw DeviceError(.disconnected, uri: uri, "the device is gone from \(libiioURI)")
+        }
+        let rate = rate ?? kind.defaultRate
+        switch mode {
+        case .polled:
+            try IIOPolledReader(configuration: self, device: device, uri: uri, rate: rate).run(stop: stop, yield: sample, endOfBlock: endOfBlock)
+        case .buffered:
+            try IIOBufferedReader(configuration: self, device: device, uri: uri, rate: rate).run(stop: stop, yield: sample, endOfBlock: endOfBlock)
         }
     }
 }

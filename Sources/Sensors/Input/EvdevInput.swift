@@ -129,10 +129,30 @@ public struct EvdevInput: Device {
     }
 
     /// Reads the device until the consumer stops or the device goes away, delivering the readings
-    /// `extract` takes.
+    /// `extract` takes, one element each.
     func readings<Typed: Sendable>(
         buffering: ReadingBuffering, _ extract: @escaping @Sendable (Reading) -> Typed?
     ) -> AsyncThrowingStream<Typed, any Error> {
+        read(buffering: buffering) { readings, yield in
+            for reading in readings { if let typed = extract(reading) { yield(typed) } }
+        }
+    }
+
+    /// The same readings a block at a time: those of each read of the device (every event queued when it is
+    /// polled), one element per block.
+    func blocks<Typed: Sendable>(
+        buffering: ReadingBuffering, _ extract: @escaping @Sendable (Reading) -> Typed?
+    ) -> AsyncThrowingStream<[Typed], any Error> {
+        read(buffering: buffering) { readings, yield in
+            let block = readings.compactMap(extract)
+            if !block.isEmpty { yield(block) }
+        }
+    }
+
+    /// The read loop on a device thread; `deliver` turns each read's readings into the stream's elements.
+    private func read<Element: Sendable>(
+        buffering: ReadingBuffering, deliver: @escaping @Sendable (_ readings: [Reading], _ yield: (Element) -> Void) -> Void
+    ) -> AsyncThrowingStream<Element, any Error> {
         let (path, uri, role, grab, settings, description) = (path, info.uri, role, grab, settings, description)
         return DeviceThread.stream(name: "evdev \(path)", buffering: buffering) { stop, yield in
             try Self.withDevice(path: path, uri: uri) { (device) throws(DeviceError) in
@@ -154,12 +174,12 @@ public struct EvdevInput: Device {
                     while !stop.isSet {
                         try reader.waitForInput(milliseconds: 100)
                         try reader.drain(into: &decoder, readings: &readings)
-                        for reading in readings { if let typed = extract(reading) { yield(typed) } }
+                        if !readings.isEmpty { deliver(readings, yield) }
                         readings.removeAll(keepingCapacity: true)
                     }
                 } catch let error where error.code == .disconnected {
                     decoder.cancelContacts(at: MonotonicClock().now, into: &readings)
-                    for reading in readings { if let typed = extract(reading) { yield(typed) } }
+                    if !readings.isEmpty { deliver(readings, yield) }
                     throw error
                 }
             }
@@ -251,5 +271,11 @@ public struct EvdevMotionSensor: MotionSensor {
     /// Motion samples as they happen.
     public func readings(buffering: ReadingBuffering) -> AsyncThrowingStream<MotionSample, any Error> {
         input.readings(buffering: buffering) { if case .motion(let sample) = $0 { sample } else { nil } }
+    }
+
+    /// The same samples a block at a time: those of every event queued when the device is read. `buffering`
+    /// counts blocks.
+    public func blocks(buffering: ReadingBuffering = .unbounded) -> AsyncThrowingStream<[MotionSample], any Error> {
+        input.blocks(buffering: buffering) { if case .motion(let sample) = $0 { sample } else { nil } }
     }
 }
