@@ -79,23 +79,26 @@ sqlite3_prepare_v2(database, "SELECT id FROM places WHERE maxLat >= ? AND minLat
 
 print("# \(placeCount) places over 10 km × 10 km, \(queryCount) lookups per radius; SQLite \(String(cString: sqlite3_libversion()))")
 print("# build: PlaceIndex \(String(format: "%.1f", buildSeconds * 1000)) ms, SQLite R*Tree \(String(format: "%.1f", sqliteBuildSeconds * 1000)) ms")
-for radius in [50.0, 250.0] {
+/// The R*Tree's places within `radius` of `query` (its bounding box, then the haversine) that `keep` accepts, sorted.
+@MainActor func rtreeLookup(_ query: GeoCoordinate, radius: Double, keep: (Int) -> Bool = { _ in true }) -> [Int] {
     let latitudeSpan = radius / 111_195
+    let longitudeSpan = latitudeSpan / cos((abs(query.latitude) + latitudeSpan) * .pi / 180)
+    sqlite3_bind_double(select, 1, query.latitude - latitudeSpan)
+    sqlite3_bind_double(select, 2, query.latitude + latitudeSpan)
+    sqlite3_bind_double(select, 3, query.longitude - longitudeSpan)
+    sqlite3_bind_double(select, 4, query.longitude + longitudeSpan)
+    var found: [Int] = []
+    while sqlite3_step(select) == SQLITE_ROW {
+        let id = Int(sqlite3_column_int64(select, 0))
+        if query.greatCircleDistance(to: places[id]) <= radius, keep(id) { found.append(id) }
+    }
+    sqlite3_reset(select)
+    return found.sorted()
+}
+
+for radius in [50.0, 250.0] {
     let indexRun = measure({ query in index.points(within: radius, of: query).map(\.index).sorted() }, queries: queries)
-    let rtreeRun = measure({ query in
-        let longitudeSpan = latitudeSpan / cos((abs(query.latitude) + latitudeSpan) * .pi / 180)
-        sqlite3_bind_double(select, 1, query.latitude - latitudeSpan)
-        sqlite3_bind_double(select, 2, query.latitude + latitudeSpan)
-        sqlite3_bind_double(select, 3, query.longitude - longitudeSpan)
-        sqlite3_bind_double(select, 4, query.longitude + longitudeSpan)
-        var found: [Int] = []
-        while sqlite3_step(select) == SQLITE_ROW {
-            let id = Int(sqlite3_column_int64(select, 0))
-            if query.greatCircleDistance(to: places[id]) <= radius { found.append(id) }
-        }
-        sqlite3_reset(select)
-        return found.sorted()
-    }, queries: queries)
+    let rtreeRun = measure({ query in rtreeLookup(query, radius: radius) }, queries: queries)
     // The scan is slow: a tenth of the queries is enough for its percentiles.
     let scanQueries = Array(queries.prefix(max(1, queryCount / 10)))
     let scanRun = measure({ query in places.indices.filter { query.greatCircleDistance(to: places[$0]) <= radius } }, queries: scanQueries)
@@ -121,7 +124,7 @@ func sphericalOffset(from a: GeoCoordinate, to b: GeoCoordinate, bearing: Double
     return difference > 180 ? 360 - difference : difference
 }
 do {
-    let radius = 250.0, halfAngle = 16.0, latitudeSpan = radius / 111_195
+    let radius = 250.0, halfAngle = 16.0
     var queryIndex = 0
     let cone = measure({ query in
         defer { queryIndex += 1 }
@@ -130,19 +133,7 @@ do {
     queryIndex = 0
     let rtree = measure({ query in
         defer { queryIndex += 1 }
-        let longitudeSpan = latitudeSpan / cos((abs(query.latitude) + latitudeSpan) * .pi / 180)
-        sqlite3_bind_double(select, 1, query.latitude - latitudeSpan)
-        sqlite3_bind_double(select, 2, query.latitude + latitudeSpan)
-        sqlite3_bind_double(select, 3, query.longitude - longitudeSpan)
-        sqlite3_bind_double(select, 4, query.longitude + longitudeSpan)
-        var found: [Int] = []
-        while sqlite3_step(select) == SQLITE_ROW {
-            let id = Int(sqlite3_column_int64(select, 0))
-            if query.greatCircleDistance(to: places[id]) <= radius,
-                sphericalOffset(from: query, to: places[id], bearing: bearings[queryIndex]) <= halfAngle { found.append(id) }
-        }
-        sqlite3_reset(select)
-        return found.sorted()
+        return rtreeLookup(query, radius: radius) { sphericalOffset(from: query, to: places[$0], bearing: bearings[queryIndex]) <= halfAngle }
     }, queries: queries)
     // The two bearings are the same angle by different arithmetic: they may part only right at the cone's edge.
     for (number, (a, b)) in zip(cone.results, rtree.results).enumerated() where a != b {
