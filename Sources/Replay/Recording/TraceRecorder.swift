@@ -120,7 +120,11 @@ public final class TraceRecorder: Sendable {
                 return
             } catch is CancellationError {
                 return
-            } catch let error as DeviceError where error.code == .disconnected && source.reopen != nil && reconnect.retryInterval != nil {
+            } catch let error as DeviceError where error.code == .disconnected && source.reopen != nil {
+                guard let interval = reconnect.retryInterval else {
+                    failures.withLock { $0.append((source.channel.id, error)) }
+                    return
+                }
                 var interruption = RecordingInterruption(channel: source.channel.id, error: error, lost: MonotonicClock.now, back: nil)
                 onInterruption(interruption)
                 let slot = interruptions.withLock { list in
@@ -128,7 +132,7 @@ public final class TraceRecorder: Sendable {
                     return list.count - 1
                 }
                 do {
-                    readings = try await reopen(source, every: reconnect.retryInterval!)
+                    readings = try await reopen(source, every: interval)
                 } catch {
                     return  // stopped while waiting
                 }
