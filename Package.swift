@@ -212,7 +212,7 @@ let package = Package(
         // shared by the device tests and the device-read benchmark.
         .target(name: "UmockdevFixtures", dependencies: ["InputEvents"], path: "Tests/UmockdevFixtures", swiftSettings: strictSwift6),
         // Pictures composed from the shipped test face, for the camera tests and the camera benchmark.
-        .target(name: "FaceScenes", dependencies: ["HAL", "Camera"], path: "Tests/FaceScenes", swiftSettings: strictSwift6),
+        .target(name: "FaceScenes", dependencies: ["Camera"], path: "Tests/FaceScenes", swiftSettings: strictSwift6),
 
         // NMEA decode throughput: `Benchmarks/nmea` builds this in release and runs it beside pynmea2.
         .executableTarget(

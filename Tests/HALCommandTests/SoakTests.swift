@@ -35,7 +35,7 @@ struct SoakTests {
         let scratch = try makeScratchFolder()
         let reportPath = scratch + "/soak.json"
         var arguments = [packageRoot + "/scripts/soak", "--minutes", "3", "--hal", halExecutable, "--json", reportPath]
-        if Self.sanitizer { arguments += ["--rate", "250", "--rss-limit-mb", "300"] }
+        if Self.sanitizer { arguments += ["--rate", "250", "--rss-limit-mb", "1024"] }
         let (status, output) = try await runProcess("/usr/bin/env", ["python3"] + arguments, timeout: 400)
         guard let json = FileManager.default.contents(atPath: reportPath) else {
             Issue.record("the soak wrote no report (exit \(status)):\n\(output)")
@@ -55,7 +55,7 @@ struct SoakTests {
             #expect(channel.holes == 0 && channel.written > 100, "\(id): \(channel)")
         }
         #expect(report.unplugs.count == 2 && report.reconnected == 2)
-        #expect(report.rss_kb.growth < (Self.sanitizer ? 300 : 5) * 1024, "\(report.rss_kb)")
+        #expect(report.rss_kb.growth < (Self.sanitizer ? 1024 : 5) * 1024, "\(report.rss_kb)")
         #expect(report.fds.end <= report.fds.start, "\(report.fds)")
         #expect(report.replays && report.replayed_records == report.trace_records)
         if getuid() == 0 {
