@@ -236,15 +236,7 @@ public struct TraceDecoder {
                 scanner.position = idEnd + 1
                 (channel, quantity) = (index, kind)
             case (1, UInt8(ascii: "v"), _):
-                guard vector == nil else { return nil }
-                var value = Vector3.zero
-                guard (try? scanner.readNumberArray(count: 3, { index, number in
-                    switch index {
-                    case 0: value.x = number
-                    case 1: value.y = number
-                    default: value.z = number
-                    }
-                })) != nil else { return nil }
+                guard vector == nil, let value = try? Self.readVector(&scanner) else { return nil }
                 vector = value
             default:
                 return nil
@@ -304,17 +296,21 @@ public struct TraceDecoder {
     }
 
     private func vector(_ fields: inout RecordFields) throws(TraceError) -> Vector3 {
-        try fields.required("v", "vector [x, y, z]") { (s: inout JSONScanner) throws(JSONSyntaxError) -> Vector3 in
-            var vector = Vector3.zero
-            try s.readNumberArray(count: 3) { index, value in
-                switch index {
-                case 0: vector.x = value
-                case 1: vector.y = value
-                default: vector.z = value
-                }
+        try fields.required("v", "vector [x, y, z]", Self.readVector)
+    }
+
+    /// A motion record's `v`: an array of exactly three numbers.
+    @inline(__always)
+    private static func readVector(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Vector3 {
+        var vector = Vector3.zero
+        try scanner.readNumberArray(count: 3) { index, value in
+            switch index {
+            case 0: vector.x = value
+            case 1: vector.y = value
+            default: vector.z = value
             }
-            return vector
         }
+        return vector
     }
 
     private func attitude(_ fields: inout RecordFields, _ timestamp: Timestamp, frame: EarthFrame) throws(TraceError) -> AttitudeSample {
