@@ -223,6 +223,18 @@ hal_cv_cascade *hal_cv_cascade_load(const char *path) {
     }, nullptr);
 }
 
+/// Writes up to `capacity` boxes as x, y, width, height, scaled by `factor` and moved by (dx, dy); returns how many
+/// there were in all.
+static int write_boxes(const std::vector<cv::Rect> &faces, int dx, int dy, int factor, int *boxes, int capacity) {
+    for (int i = 0; i < (int)faces.size() && i < capacity; i++) {
+        boxes[4 * i] = faces[i].x * factor + dx;
+        boxes[4 * i + 1] = faces[i].y * factor + dy;
+        boxes[4 * i + 2] = faces[i].width * factor;
+        boxes[4 * i + 3] = faces[i].height * factor;
+    }
+    return (int)faces.size();
+}
+
 int hal_cv_detect_faces(hal_cv_cascade *cascade, const hal_cv_image *gray, double scale_factor, int min_neighbors,
                         int min_size, int downscale, int *boxes, int capacity) {
     return guarded([&]() -> int {
@@ -236,13 +248,7 @@ int hal_cv_detect_faces(hal_cv_cascade *cascade, const hal_cv_image *gray, doubl
         }
         int size = std::max(1, min_size / factor);
         cascade->classifier.detectMultiScale(*image, faces, scale_factor, min_neighbors, cv::CASCADE_SCALE_IMAGE, cv::Size(size, size));
-        for (int i = 0; i < (int)faces.size() && i < capacity; i++) {
-            boxes[4 * i] = faces[i].x * factor;
-            boxes[4 * i + 1] = faces[i].y * factor;
-            boxes[4 * i + 2] = faces[i].width * factor;
-            boxes[4 * i + 3] = faces[i].height * factor;
-        }
-        return (int)faces.size();
+        return write_boxes(faces, 0, 0, factor, boxes, capacity);
     }, -1);
 }
 
@@ -254,13 +260,7 @@ int hal_cv_detect_faces_in_area(hal_cv_cascade *cascade, const hal_cv_image *gra
         std::vector<cv::Rect> faces;
         cascade->classifier.detectMultiScale(gray->mat(area), faces, scale_factor, min_neighbors, cv::CASCADE_SCALE_IMAGE,
                                              cv::Size(min_size, min_size), cv::Size(max_size, max_size));
-        for (int i = 0; i < (int)faces.size() && i < capacity; i++) {
-            boxes[4 * i] = faces[i].x + area.x;
-            boxes[4 * i + 1] = faces[i].y + area.y;
-            boxes[4 * i + 2] = faces[i].width;
-            boxes[4 * i + 3] = faces[i].height;
-        }
-        return (int)faces.size();
+        return write_boxes(faces, area.x, area.y, 1, boxes, capacity);
     }, -1);
 }
 

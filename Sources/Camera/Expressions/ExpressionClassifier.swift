@@ -80,34 +80,33 @@ public final class ExpressionClassifier: @unchecked Sendable {
 
     /// The faces in a gray image, as `(x, y, width, height)` boxes in the detector's order.
     public func faces(in gray: CVImage) throws(CameraError) -> [FaceBox] {
-        guard gray.channels == 1 else { throw CameraError("face detection takes a gray image") }
-        var boxes = [Int32](repeating: 0, count: 4 * 32)
-        let found = lock.withLock { _ in
+        try detect(in: gray, capacity: 32) { boxes, capacity in
             hal_cv_detect_faces(
                 cascade, gray.pointer, detection.scaleFactor, Int32(detection.minNeighbors), Int32(detection.minimumSize),
-                Int32(detection.downscale), &boxes, 32)
+                Int32(detection.downscale), boxes, capacity)
         }
-        guard found >= 0 else { throw .openCV("face detection failed") }
-        var faces: [FaceBox] = []
-        for index in 0..<min(Int(found), 32) {
-            let box = boxes[(4 * index)..<(4 * index + 4)].map { Int($0) }
-            faces.append(FaceBox(x: box[0], y: box[1], width: box[2], height: box[3]))
-        }
-        return faces
     }
 
     /// The faces inside `area` of a gray image, `sizes` pixels wide, at full resolution with the detection's scale
     /// step and neighbour count: how ``StreamingDetection`` follows a face between full detections.
     public func faces(in gray: CVImage, within area: FaceBox, sizes: ClosedRange<Int>) throws(CameraError) -> [FaceBox] {
-        guard gray.channels == 1 else { throw CameraError("face detection takes a gray image") }
-        var boxes = [Int32](repeating: 0, count: 4 * 8)
-        let found = lock.withLock { _ in
+        try detect(in: gray, capacity: 8) { boxes, capacity in
             hal_cv_detect_faces_in_area(
                 cascade, gray.pointer, Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height), detection.scaleFactor,
-                Int32(detection.minNeighbors), Int32(sizes.lowerBound), Int32(sizes.upperBound), &boxes, 8)
+                Int32(detection.minNeighbors), Int32(sizes.lowerBound), Int32(sizes.upperBound), boxes, capacity)
         }
+    }
+
+    /// Runs one of the C detectors on a gray image under the lock, with room for `capacity` boxes, and reads the
+    /// boxes it wrote.
+    private func detect(
+        in gray: CVImage, capacity: Int32, _ call: (UnsafeMutablePointer<Int32>, Int32) -> Int32
+    ) throws(CameraError) -> [FaceBox] {
+        guard gray.channels == 1 else { throw CameraError("face detection takes a gray image") }
+        var boxes = [Int32](repeating: 0, count: 4 * Int(capacity))
+        let found = lock.withLock { _ in boxes.withUnsafeMutableBufferPointer { call($0.baseAddress!, capacity) } }
         guard found >= 0 else { throw .openCV("face detection failed") }
-        return (0..<min(Int(found), 8)).map { index in
+        return (0..<min(Int(found), Int(capacity))).map { index in
             FaceBox(x: Int(boxes[4 * index]), y: Int(boxes[4 * index + 1]), width: Int(boxes[4 * index + 2]), height: Int(boxes[4 * index + 3]))
         }
     }
