@@ -73,17 +73,24 @@ public struct PlaceIndex: Sendable {
         for key in order {
             let start = Int32(entries.count)
             for index in members[key]! {
-                let (x, y, z) = Self.unitVector(points[index])
+                let (x, y, z) = Angles(points[index]).unitVector
                 entries.append(Entry(x: x, y: y, z: z, index: index))
             }
             cells[key] = (start, Int32(entries.count))
         }
     }
 
-    /// The point on the unit sphere.
-    private static func unitVector(_ point: GeoCoordinate) -> (Double, Double, Double) {
-        let phi = point.latitude * .pi / 180, lambda = point.longitude * .pi / 180
-        return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
+    /// The sines and cosines of a point's latitude and longitude.
+    private struct Angles {
+        var sinPhi: Double, cosPhi: Double, sinLambda: Double, cosLambda: Double
+
+        init(_ point: GeoCoordinate) {
+            let phi = point.latitude * .pi / 180, lambda = point.longitude * .pi / 180
+            (sinPhi, cosPhi, sinLambda, cosLambda) = (sin(phi), cos(phi), sin(lambda), cos(lambda))
+        }
+
+        /// The point on the unit sphere.
+        var unitVector: (Double, Double, Double) { (cosPhi * cosLambda, cosPhi * sinLambda, sinPhi) }
     }
 
     /// Every point within `radius` metres of `point`, nearest first.
@@ -111,16 +118,17 @@ public struct PlaceIndex: Sendable {
         // The chord of the radius's arc, squared, with a margin: chord² = 4·sin²(θ/2) is the haversine's h·4.
         let halfArc = min(Double.pi / 2, radius / GeoCoordinate.meanRadius / 2)
         let chordLimit = 4 * sin(halfArc) * sin(halfArc) * (1 + 1e-9) + 1e-300
-        let (qx, qy, qz) = Self.unitVector(point)
+        let angles = Angles(point)
+        let (qx, qy, qz) = angles.unitVector
         // For a cone: the pointing direction in the tangent plane at the query, and the cosine of the half-angle.
         // The chord's component in that plane points along the great circle's initial bearing.
         var direction = (x: 0.0, y: 0.0, z: 0.0), cosHalfAngle = -2.0
         if let cone {
-            let phi = point.latitude * .pi / 180, lambda = point.longitude * .pi / 180, heading = cone.bearing * .pi / 180
-            let east = (x: -sin(lambda), y: cos(lambda), z: 0.0)
-            let north = (x: -sin(phi) * cos(lambda), y: -sin(phi) * sin(lambda), z: cos(phi))
-            direction = (east.x * sin(heading) + north.x * cos(heading), east.y * sin(heading) + north.y * cos(heading),
-                         east.z * sin(heading) + north.z * cos(heading))
+            let heading = cone.bearing * .pi / 180, (sinHeading, cosHeading) = (sin(heading), cos(heading))
+            let east = (x: -angles.sinLambda, y: angles.cosLambda, z: 0.0)
+            let north = (x: -angles.sinPhi * angles.cosLambda, y: -angles.sinPhi * angles.sinLambda, z: angles.cosPhi)
+            direction = (east.x * sinHeading + north.x * cosHeading, east.y * sinHeading + north.y * cosHeading,
+                         east.z * sinHeading + north.z * cosHeading)
             cosHalfAngle = cone.halfAngle >= 180 ? -2 : cos(max(0, cone.halfAngle) * .pi / 180)
         }
         func check(_ entry: Entry) {
