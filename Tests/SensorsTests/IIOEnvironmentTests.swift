@@ -139,14 +139,16 @@ struct IIOEnvironmentTests {
         try await Umockdev.run(Self.pressureTestbed(scratch: scratch), scratch: scratch, suite: Self.suite) {
             let barometer = try makeFactory().open("iio:local/bme280#pressure", as: IIOScalarSensor.self)
             #expect(barometer.mode == .buffered && barometer.kind == .pressure && barometer.info.rate == nil)
-            let samples = try await collect(barometer.readings(buffering: .unbounded), count: Self.pressureScans.count)
+            let device = "/sys/bus/iio/devices/iio:device0"
+            // The scan elements as the open buffer has them: libiio disables them all when the buffer closes.
+            let samples = try await collect(barometer.readings(buffering: .unbounded), count: Self.pressureScans.count) { () throws in
+                #expect(try Self.sysfs("\(device)/scan_elements/in_pressure_en").hasPrefix("1"))
+                #expect(try Self.sysfs("\(device)/scan_elements/in_temp_en").hasPrefix("0"))
+            }
             #expect(samples == (try Self.expectedPressure()))
             #expect(samples.last.map { abs($0.value - 100_268.6) < 0.1 } == true)
-            let device = "/sys/bus/iio/devices/iio:device0"
             #expect(try Self.sysfs("\(device)/current_timestamp_clock").hasPrefix("monotonic"))
             #expect(try Self.sysfs("\(device)/trigger/current_trigger").hasPrefix("bme280-dev0"))
-            #expect(try Self.sysfs("\(device)/scan_elements/in_pressure_en").hasPrefix("1"))
-            #expect(try Self.sysfs("\(device)/scan_elements/in_temp_en").hasPrefix("0"))
         }
     }
 
@@ -160,12 +162,13 @@ struct IIOEnvironmentTests {
         ) {
             let thermometer = try makeFactory().open("iio:local/iio:device0?mode=buffered#temp", as: (any ScalarSensor).self)
             #expect(thermometer.info.range == 2_147_483_648 * (10 * 0.001))  // s32
-            let samples = try await collect(thermometer.readings(buffering: .unbounded), count: raws.count)
+            let samples = try await collect(thermometer.readings(buffering: .unbounded), count: raws.count) { () throws in
+                #expect(try Self.sysfs("/sys/bus/iio/devices/iio:device0/scan_elements/in_temp_en").hasPrefix("1"))
+            }
             #expect(samples == (try zip(raws, times).map { raw, time in
                 ScalarSample(timestamp: Timestamp(nanoseconds: time), kind: .temperature, value: try Self.si(Double(raw), channel: "temp", in: Self.bme280))
             }))
             #expect(samples.map(\.value).first.map { abs($0 - -7.25) < 1e-9 } == true)
-            #expect(try Self.sysfs("/sys/bus/iio/devices/iio:device0/scan_elements/in_temp_en").hasPrefix("1"))
         }
     }
 

@@ -1,6 +1,11 @@
 /// Reads a device's stream until `count` readings came or `seconds` passed, and returns what came.
+///
+/// `whileOpen` runs after the readings came and before the stream is let go, so it sees the device as the
+/// stream left it (a device's teardown, such as libiio disabling the scan elements when its buffer closes,
+/// starts only when the stream ends).
 public func collect<Element: Sendable>(
-    _ stream: AsyncThrowingStream<Element, any Error>, count: Int, seconds: Double = 10
+    _ stream: AsyncThrowingStream<Element, any Error>, count: Int, seconds: Double = 10,
+    whileOpen: () throws -> Void = {}
 ) async throws -> [Element] {
     let reading = Task {
         var taken: [Element] = []
@@ -15,5 +20,7 @@ public func collect<Element: Sendable>(
         reading.cancel()
     }
     defer { deadline.cancel() }
-    return try await reading.value
+    let taken = try await reading.value
+    try withExtendedLifetime(stream) { try whileOpen() }
+    return taken
 }
