@@ -5,6 +5,9 @@
 //   FusionUpdate export SCRIPT CSV   writes the script's samples and ground truth as CSV:
 //                                    t, gyroscope (°/s), accelerometer (g), magnetometer (µT), truth quaternion (ENU)
 //   FusionUpdate bench CSV [REPEATS] times AttitudeFilter.update over every sample, 9- and 6-axis
+//   FusionUpdate profile CSV [PASSES] runs the 9-axis update PASSES times through one function that is never
+//                                    inlined, for callgrind (see docs/performance.md): its instructions are
+//                                    then the update's alone, apart from reading the CSV
 
 import Foundation
 import HAL
@@ -75,7 +78,7 @@ case "export":
     fclose(file)
     print("exported \(exported.count) rows to \(arguments[3])")
 
-case "bench":
+case "bench", "profile":
     // Read the CSV back, as the peers do, so that all contenders see the same numbers.
     guard let text = try? String(contentsOfFile: arguments[2], encoding: .utf8) else { fail("cannot read \(arguments[2])") }
     var samples: [Row] = []
@@ -90,6 +93,19 @@ case "bench":
     }
     let repeats = arguments.count > 3 ? Int(arguments[3]) ?? 20 : 20
     let interval = samples[1].time - samples[0].time
+
+    if arguments[1] == "profile" {
+        /// One pass of 9-axis updates, kept out of line so that callgrind counts it on its own.
+        @inline(never) func pass(_ filter: inout AttitudeFilter) {
+            for sample in samples {
+                filter.update(gyroscope: sample.gyroscope, accelerometer: sample.accelerometer, magnetometer: sample.magnetometer, interval: interval)
+            }
+        }
+        var filter = AttitudeFilter()
+        for _ in 0..<repeats { pass(&filter) }
+        print("PROFILE updates=\(repeats * samples.count) w=\(filter.quaternion.w)")
+        exit(0)
+    }
 
     for sixAxis in [false, true] {
         // Score once, outside the timed runs.

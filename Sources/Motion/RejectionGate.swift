@@ -8,6 +8,7 @@ struct RejectionGate: Sendable, Hashable {
     private var recovering = false
 
     /// Whether to use the sensor's feedback for this sample.
+    @inline(__always)
     mutating func admits(disagreeing: Bool, interval: Double, recoveryPeriod: Double) -> Bool {
         trigger += disagreeing ? interval : -9 * interval
         trigger = min(max(trigger, 0), recoveryPeriod)
