@@ -2,6 +2,8 @@
 // places, through the app's PlaceIndex, a linear scan, and SQLite's R*Tree (the peer), in one run.
 //
 // Usage: SpatialLookup [PLACES] [QUERIES]
+//        SpatialLookup profile RADIUS [QUERIES]   only the index's lookups at RADIUS, through one function that is
+//                                                 never inlined, for callgrind (docs/performance.md)
 // Prints one RESULT line per contender and radius: p50 and p99 microseconds per lookup, and the
 // speed-up of the index over the scan. Every contender must return the same places for every query.
 // Then the pointing lookup: within 250 m and 16° of a random bearing, the index's cone lookup against
@@ -18,8 +20,9 @@ import Synthesis
 import TraceFormat
 
 let arguments = CommandLine.arguments
-let placeCount = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
-let queryCount = arguments.count > 2 ? Int(arguments[2]) ?? 20_000 : 20_000
+let profileRadius = arguments.count > 2 && arguments[1] == "profile" ? Double(arguments[2]) : nil
+let placeCount = profileRadius != nil ? 100_000 : arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+let queryCount = arguments.count > (profileRadius != nil ? 3 : 2) ? Int(arguments.last!) ?? 20_000 : 20_000
 
 // Places and queries spread over a 10 km square around UBC: 1,000 places per km².
 var random = SeededRandom(seed: 2026)
@@ -51,6 +54,17 @@ func percentile(_ sorted: [Double], _ fraction: Double) -> Double { sorted[min(s
 let buildStart = ContinuousClock.now
 let index = PlaceIndex(points: places, cellSize: 100)
 let buildSeconds = (ContinuousClock.now - buildStart).seconds
+
+if let profileRadius {
+    /// Every query's lookup and nothing else, kept out of line so that callgrind counts it on its own.
+    @inline(never) func lookups() -> Int {
+        var found = 0
+        for query in queries { found += index.points(within: profileRadius, of: query).count }
+        return found
+    }
+    print("PROFILE lookups=\(queries.count) found=\(lookups())")
+    exit(0)
+}
 
 // SQLite R*Tree in memory: bounding boxes, then the same haversine check on the candidates.
 var database: OpaquePointer?

@@ -43,10 +43,19 @@ public struct PlaceIndex: Sendable {
     private var entries: [Entry] = []
     /// The points prepared for the haversine, by index.
     private let prepared: [GeoCoordinate.Prepared]
+    /// The first row holding a point, and ``columnCount(row:rowHeight:)`` of it and of each row up to the last one
+    /// holding a point: a lookup near the points finds its rows' column counts here instead of a cosine each.
+    private var firstCountedRow: Int32 = 0
+    private var columnCounts: [Int32] = []
 
     private struct CellKey: Hashable, Sendable {
         var row: Int32
         var column: Int32
+
+        /// One 64-bit word into the hasher, not two.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(UInt64(UInt32(bitPattern: row)) << 32 | UInt64(UInt32(bitPattern: column)))
+        }
     }
 
     private struct Entry: Sendable {
@@ -77,6 +86,11 @@ public struct PlaceIndex: Sendable {
                 entries.append(Entry(x: x, y: y, z: z, index: index))
             }
             cells[key] = (start, Int32(entries.count))
+        }
+        // At most a million rows (4 MB): points spread over the globe in metre cells compute their counts instead.
+        if let first = order.map(\.row).min(), let last = order.map(\.row).max(), Int(last) - Int(first) < 1 << 20 {
+            firstCountedRow = first
+            columnCounts = (first...last).map { Self.columnCount(row: $0, rowHeight: rowHeight) }
         }
     }
 
@@ -114,6 +128,7 @@ public struct PlaceIndex: Sendable {
     private func points(within radius: Double, of point: GeoCoordinate, cone: (bearing: Double, halfAngle: Double)?) -> [Hit] {
         var hits: [Hit] = []
         guard radius >= 0, !points.isEmpty else { return hits }
+        hits.reserveCapacity(16)  // one allocation for a typical lookup, not one per doubling
         let query = GeoCoordinate.Prepared(point)
         // The chord of the radius's arc, squared, with a margin: chord² = 4·sin²(θ/2) is the haversine's h·4.
         let halfArc = min(Double.pi / 2, radius / GeoCoordinate.meanRadius / 2)
@@ -131,7 +146,8 @@ public struct PlaceIndex: Sendable {
                          east.z * sinHeading + north.z * cosHeading)
             cosHalfAngle = cone.halfAngle >= 180 ? -2 : cos(max(0, cone.halfAngle) * .pi / 180)
         }
-        func check(_ entry: Entry) {
+        // `hits` goes in as an argument: captured and mutated, it would be boxed and access-checked on every call.
+        func check(_ entry: Entry, into hits: inout [Hit]) {
             let dx = entry.x - qx, dy = entry.y - qy, dz = entry.z - qz
             let chord = dx * dx + dy * dy + dz * dz
             guard chord <= chordLimit else { return }
@@ -156,13 +172,13 @@ public struct PlaceIndex: Sendable {
         let longitudeSpan = edge >= 90 ? 180 : min(180, latitudeSpan / cos(edge * .pi / 180))
         // Columns are narrowest in the pole-most row: at most this many cells per row.
         let poleMostRow = abs(firstRow - row(of: 0)) > abs(lastRow - row(of: 0)) ? firstRow : lastRow
-        let columnsPerRow = min(
-            Int(Self.columnCount(row: poleMostRow, rowHeight: rowHeight)), Int(2 * longitudeSpan / columnWidth(row: poleMostRow)) + 2)
+        let poleMostCount = columnCount(row: poleMostRow)
+        let columnsPerRow = min(Int(poleMostCount), Int(2 * longitudeSpan / (360 / Double(poleMostCount))) + 2)
         if (Int(lastRow - firstRow) + 1) * columnsPerRow > points.count {
-            entries.forEach(check)
+            for entry in entries { check(entry, into: &hits) }
         } else {
             for row in firstRow...lastRow {
-                let count = Self.columnCount(row: row, rowHeight: rowHeight)
+                let count = columnCount(row: row)
                 let width = 360 / Double(count)
                 var first = Int32(((point.longitude - longitudeSpan + 180) / width).rounded(.down))
                 var last = Int32(((point.longitude + longitudeSpan + 180) / width).rounded(.down))
@@ -172,7 +188,7 @@ public struct PlaceIndex: Sendable {
                 }
                 for column in first...last {
                     guard let cell = cells[CellKey(row: row, column: Self.wrap(column, count: count))] else { continue }
-                    for position in Int(cell.start)..<Int(cell.end) { check(entries[position]) }
+                    for position in Int(cell.start)..<Int(cell.end) { check(entries[position], into: &hits) }
                 }
             }
         }
@@ -190,6 +206,12 @@ public struct PlaceIndex: Sendable {
         let south = Double(row) * rowHeight - 90, north = south + rowHeight
         let edge = min(89.9, max(abs(south), abs(north)))
         return max(1, Int32(min(1e9, (360 * cos(edge * .pi / 180) / rowHeight).rounded(.down))))
+    }
+
+    /// ``columnCount(row:rowHeight:)``, from the rows counted at build time where it can.
+    private func columnCount(row: Int32) -> Int32 {
+        let offset = Int(row) - Int(firstCountedRow)
+        return columnCounts.indices.contains(offset) ? columnCounts[offset] : Self.columnCount(row: row, rowHeight: rowHeight)
     }
 
     private func columnWidth(row: Int32) -> Double {
