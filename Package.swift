@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HAL", targets: ["HAL"]),
         .library(name: "SystemSupport", targets: ["SystemSupport"]),
         .library(name: "TraceFormat", targets: ["TraceFormat"]),
+        .library(name: "MCAP", targets: ["MCAP"]),
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "Synthesis", targets: ["Synthesis"]),
         .library(name: "Interchange", targets: ["Interchange"]),
@@ -88,6 +89,14 @@ let package = Package(
             name: "TraceFormat",
             dependencies: ["HAL", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6),
+
+        // The MCAP container (https://mcap.dev/spec): records, chunks in zstd or lz4, message and chunk indexes,
+        // statistics, the summary and its CRCs. A reader with indexed seeking and a writer; no HAL types.
+        .target(
+            name: "MCAP", dependencies: ["CCompression", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift6),
+        // Debian's libzstd, liblz4 (frame format) and zlib (CRC-32), for MCAP's chunks.
+        .systemLibrary(name: "CCompression", providers: [.apt(["libzstd-dev", "liblz4-dev", "zlib1g-dev"])]),
 
         // Driving the HAL from traces: replay on a virtual clock, seeded faults, the recorder, the trace: backend.
         .target(name: "Replay", dependencies: ["HAL", "TraceFormat"], swiftSettings: strictSwift6),
@@ -222,6 +231,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        .testTarget(
+            name: "MCAPTests", dependencies: ["MCAP", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
             name: "HALTests", dependencies: ["HAL", "TestSupport"],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),

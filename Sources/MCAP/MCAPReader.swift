@@ -1,0 +1,378 @@
+import SystemPackage
+
+/// Reads an MCAP file, from a path (with positioned reads, so that an indexed read touches only the chunks it needs)
+/// or from memory.
+///
+/// - ``scan(_:)`` reads every record in file order and checks everything it reads: the magic, each record's length,
+///   each chunk's compression and CRC, the data section's CRC, that every message's channel and every channel's
+///   schema was declared. Each record is handed over before the next is read, so when a bad record stops the scan,
+///   the records before it have been kept.
+/// - ``summary()`` reads the footer and the summary section (checking its CRC): schemas, channels, statistics and
+///   the chunk and metadata indexes.
+/// - ``messages(from:to:_:)`` gives the messages in a log-time range in log-time order, reading only the chunks
+///   whose index says they overlap it; without a summary it scans.
+///
+/// Errors are ``MCAPError``s that name the file, the byte offset and the record. A reader is used from one task at
+/// a time.
+public final class MCAPReader {
+    /// The file's path, or the name given for bytes in memory.
+    public let path: String
+    /// The file's size in bytes.
+    public let size: UInt64
+    /// Bytes read from the file so far.
+    public private(set) var bytesRead: UInt64 = 0
+
+    private let descriptor: FileDescriptor?
+    /// The bytes read last: the file's `window.start ..< window.start + window.bytes.count`.
+    private var window: (start: UInt64, bytes: [UInt8]) = (0, [])
+    private static let blockSize = 1 << 20
+    /// Whether reads go on past what was asked, a block at a time: for a scan, not for an indexed read.
+    private var readAhead = false
+
+    /// Opens the file at `path`.
+    public init(path: String) throws(MCAPError) {
+        self.path = path
+        do {
+            let descriptor = try FileDescriptor.open(FilePath(path), .readOnly)
+            self.descriptor = descriptor
+            size = UInt64(try descriptor.seek(offset: 0, from: .end))
+        } catch {
+            throw MCAPError(file: path, offset: 0, record: "file", "cannot open the file: \(error)")
+        }
+    }
+
+    /// Reads `bytes` as a file named `name`.
+    public init(bytes: [UInt8], name: String = "<memory>") {
+        path = name
+        size = UInt64(bytes.count)
+        descriptor = nil
+        window = (0, bytes)
+    }
+
+    deinit { try? descriptor?.close() }
+
+    /// Something ``scan(_:)`` found, in file order.
+    public enum Record: Sendable {
+        /// The Header: the profile (such as `ros2`) and the library that wrote the file.
+        case header(profile: String, library: String)
+        /// A schema, the first time it is declared.
+        case schema(MCAPSchema)
+        /// A channel, the first time it is declared.
+        case channel(MCAPChannel)
+        /// A message, with its channel.
+        case message(MCAPMessage, MCAPChannel)
+        /// A Metadata record.
+        case metadata(MCAPMetadata)
+    }
+
+    // MARK: Reading bytes
+
+    /// Makes `count` bytes at `offset` readable in ``window`` and returns their index there.
+    private func load(_ offset: UInt64, _ count: Int, record: String) throws(MCAPError) -> Int {
+        if offset >= window.start, offset + UInt64(count) <= window.start + UInt64(window.bytes.count) {
+            return Int(offset - window.start)
+        }
+        guard offset + UInt64(count) <= size else {
+            throw MCAPError(file: path, offset: offset, record: record, "needs \(count) bytes but the file ends \(size - min(size, offset)) bytes on (cut short?)")
+        }
+        guard let descriptor else { return Int(offset) }  // in memory, everything is in the window
+        let length = Int(min(size - offset, UInt64(readAhead ? max(count, Self.blockSize) : count)))
+        var bytes = [UInt8](repeating: 0, count: length)
+        var done = 0
+        do {
+            while done < length {
+                let got = try bytes.withUnsafeMutableBytes { buffer in
+                    try descriptor.read(fromAbsoluteOffset: Int64(offset) + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
+                }
+                guard got > 0 else { break }
+                done += got
+            }
+        } catch {
+            throw MCAPError(file: path, offset: offset + UInt64(done), record: record, "cannot read: \(error)")
+        }
+        bytesRead += UInt64(done)
+        guard done == length else {
+            throw MCAPError(file: path, offset: offset + UInt64(done), record: record, "the file ended while being read")
+        }
+        window = (offset, bytes)
+        return 0
+    }
+
+    /// The record at `offset`: its opcode, and its content's range in ``window``, or an error if it runs past `limit`.
+    private func record(at offset: UInt64, limit: UInt64) throws(MCAPError) -> (opcode: UInt8, content: Range<Int>, next: UInt64) {
+        guard limit >= offset, limit - offset >= 9 else {
+            throw MCAPError(file: path, offset: offset, record: "file", "a record needs 9 bytes of opcode and length, and \(limit - min(limit, offset)) are left (cut short?)")
+        }
+        var at = try load(offset, 9, record: "file")
+        let opcode = window.bytes[at]
+        var length: UInt64 = 0
+        for index in (1...8).reversed() { length = length << 8 | UInt64(window.bytes[at + index]) }
+        let name = MCAPOpcode.name(of: opcode)
+        guard length <= limit - offset - 9 else {
+            throw MCAPError(file: path, offset: offset, record: name, "its length is \(length) bytes but \(limit - offset - 9) are left (cut short?)")
+        }
+        at = try load(offset, 9 + Int(length), record: name)
+        return (opcode, (at + 9)..<(at + 9 + Int(length)), offset + 9 + length)
+    }
+
+    private func decoder(_ content: Range<Int>, record: String) -> MCAPDecoder {
+        MCAPDecoder(window.bytes, from: content.lowerBound, to: content.upperBound, base: window.start, file: path, record: record)
+    }
+
+    private func checkMagic() throws(MCAPError) {
+        let at = size >= 8 ? try load(0, 8, record: "file") : 0
+        guard size >= 8, Array(window.bytes[at..<(at + 8)]) == mcapMagic else {
+            throw MCAPError(file: path, offset: 0, record: "file", "not an MCAP file: it does not start with MCAP's magic bytes (89 4D 43 41 50 30 0D 0A)")
+        }
+    }
+
+    // MARK: The linear scan
+
+    /// Reads every record in file order, handing each to `visit` before reading the next, up to the Data End
+    /// record (or a Footer, or the end of a file that has neither: an error, after the records before it).
+    public func scan(_ visit: (Record) throws -> Void) throws {
+        readAhead = true
+        defer { readAhead = false }
+        try checkMagic()
+        var state = ScanState()
+        var offset: UInt64 = 8
+        var crc = crc32(mcapMagic)
+        while true {
+            let (opcode, content, next) = try record(at: offset, limit: size)
+            let name = MCAPOpcode.name(of: opcode)
+            var input = decoder(content, record: name)
+            switch MCAPOpcode(rawValue: opcode) {
+            case .dataEnd:
+                let expected = try input.u32("data_section_crc")
+                if expected != 0 && expected != crc {
+                    throw MCAPError(file: path, offset: offset, record: name, "CRC mismatch: the data section's CRC-32 is \(crc), the record says \(expected)")
+                }
+                return
+            case .footer:
+                return
+            case .chunk:
+                let chunk = try self.chunk(&input, at: offset)
+                var inner = MCAPDecoder(chunk, from: 0, to: chunk.count, base: 0, file: path, record: "Chunk")
+                while inner.remaining > 0 {
+                    let start = inner.position
+                    do {
+                        let innerOpcode = try inner.u8("opcode")
+                        let length = try inner.u64("length")
+                        let body = try inner.take(Int(clamping: length), "record")
+                        var recordInput = MCAPDecoder(chunk, from: body.lowerBound, to: body.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: innerOpcode))
+                        try state.read(innerOpcode, &recordInput, at: UInt64(start), visit)
+                    } catch let error as MCAPError {
+                        // Records in a chunk have no file offset: the chunk's, and where in its records.
+                        throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(start) of its records: \(error.reason)")
+                    }
+                }
+            default:
+                if opcode == MCAPOpcode.header.rawValue && offset != 8 || opcode != MCAPOpcode.header.rawValue && offset == 8 {
+                    throw MCAPError(file: path, offset: offset, record: name, "the first record must be the Header, and only the first")
+                }
+                try state.read(opcode, &input, at: offset, visit)
+            }
+            crc = crc32(window.bytes[(content.lowerBound - 9)..<content.upperBound], continuing: crc)
+            offset = next
+        }
+    }
+
+    /// The schemas and channels declared so far in a scan.
+    private struct ScanState {
+        var schemas: [UInt16: MCAPSchema] = [:]
+        var channels: [UInt16: MCAPChannel] = [:]
+
+        mutating func read(_ opcode: UInt8, _ input: inout MCAPDecoder, at offset: UInt64, _ visit: (Record) throws -> Void) throws {
+            func fail(_ reason: String) -> MCAPError { MCAPError(file: input.file, offset: offset, record: input.record, reason) }
+            switch MCAPOpcode(rawValue: opcode) {
+            case .header:
+                let profile = try input.string("profile")
+                try visit(.header(profile: profile, library: try input.string("library")))
+            case .schema:
+                let schema = try input.schema()
+                guard schema.id != 0 else { throw fail("schema id 0 is reserved for \"no schema\"") }
+                if let known = schemas[schema.id] {
+                    guard known == schema else { throw fail("schema \(schema.id) is declared twice, differently") }
+                    return
+                }
+                schemas[schema.id] = schema
+                try visit(.schema(schema))
+            case .channel:
+                let channel = try input.channel()
+                guard channel.schemaID == 0 || schemas[channel.schemaID] != nil else {
+                    throw fail("channel \(channel.id) (\(channel.topic)) names schema \(channel.schemaID), which no Schema record declares")
+                }
+                if let known = channels[channel.id] {
+                    guard known == channel else { throw fail("channel \(channel.id) is declared twice, differently") }
+                    return
+                }
+                channels[channel.id] = channel
+                try visit(.channel(channel))
+            case .message:
+                let message = try input.message()
+                guard let channel = channels[message.channelID] else {
+                    throw fail("a message on channel \(message.channelID), which no Channel record declares")
+                }
+                try visit(.message(message, channel))
+            case .metadata:
+                try visit(.metadata(try input.metadata()))
+            default:
+                break  // indexes, attachments and opcodes of later versions or of users: nothing to hand over
+            }
+        }
+    }
+
+    /// A Chunk record's records, decompressed and checked against its CRC.
+    private func chunk(_ input: inout MCAPDecoder, at offset: UInt64) throws(MCAPError) -> [UInt8] {
+        func fail(_ reason: String) -> MCAPError { MCAPError(file: path, offset: offset, record: "Chunk", reason) }
+        _ = try input.u64("message_start_time")
+        _ = try input.u64("message_end_time")
+        let size = try input.u64("uncompressed_size")
+        let expected = try input.u32("uncompressed_crc")
+        let name = try input.string("compression")
+        let records = try input.prefixedBytes("records", prefix: 8)
+        guard let compression = MCAPCompression(rawValue: name) else {
+            throw fail("unknown compression '\(name)' (known: none, zstd, lz4)")
+        }
+        guard size <= 1 << 32 else { throw fail("an uncompressed size of \(size) bytes is past what this reader takes (4 GiB)") }
+        let decompressed: [UInt8]
+        switch compression.decompress(input.bytes[records], size: Int(size)) {
+        case .success(let bytes): decompressed = bytes
+        case .failure(let failure): throw fail("the records do not decompress: \(failure.reason)")
+        }
+        if expected != 0 {
+            let crc = crc32(decompressed)
+            guard crc == expected else { throw fail("CRC mismatch: the records' CRC-32 is \(crc), the chunk says \(expected)") }
+        }
+        return decompressed
+    }
+
+    // MARK: The summary
+
+    /// The footer and the summary section, or nil when the file has no summary.
+    public func summary() throws(MCAPError) -> MCAPSummary? {
+        try checkMagic()
+        guard size >= 8 + 9 + 29 + 8 else {
+            throw MCAPError(file: path, offset: 0, record: "file", "at \(size) bytes the file is too short for a header and a footer")
+        }
+        let magicAt = size - 8
+        let at = try load(magicAt, 8, record: "file")
+        guard Array(window.bytes[at..<(at + 8)]) == mcapMagic else {
+            throw MCAPError(file: path, offset: magicAt, record: "file", "the file does not end with MCAP's magic bytes (cut short?)")
+        }
+        let footerAt = magicAt - 29
+        let (opcode, content, _) = try record(at: footerAt, limit: magicAt)
+        guard opcode == MCAPOpcode.footer.rawValue, content.count == 20 else {
+            throw MCAPError(file: path, offset: footerAt, record: "Footer", "the 29 bytes before the closing magic are not a Footer record")
+        }
+        var footer = decoder(content, record: "Footer")
+        let summaryStart = try footer.u64("summary_start")
+        let summaryOffsetStart = try footer.u64("summary_offset_start")
+        let expectedCRC = try footer.u32("summary_crc")
+        guard summaryStart != 0 else { return nil }
+        guard summaryStart >= 8, summaryStart <= footerAt, summaryOffsetStart == 0 || (summaryOffsetStart >= summaryStart && summaryOffsetStart <= footerAt) else {
+            throw MCAPError(file: path, offset: footerAt, record: "Footer", "summary_start \(summaryStart) or summary_offset_start \(summaryOffsetStart) is outside the file's summary")
+        }
+        let start = try load(summaryStart, Int(footerAt - summaryStart) + 9 + 16, record: "Footer")
+        if expectedCRC != 0 {
+            let crc = crc32(window.bytes[start..<(start + Int(footerAt - summaryStart) + 9 + 16)])
+            guard crc == expectedCRC else {
+                throw MCAPError(file: path, offset: footerAt, record: "Footer", "CRC mismatch: the summary's CRC-32 is \(crc), the footer says \(expectedCRC)")
+            }
+        }
+        var summary = MCAPSummary()
+        var offset = summaryStart
+        while offset < footerAt {
+            let (opcode, content, next) = try record(at: offset, limit: footerAt)
+            var input = decoder(content, record: MCAPOpcode.name(of: opcode))
+            switch MCAPOpcode(rawValue: opcode) {
+            case .schema:
+                let schema = try input.schema()
+                summary.schemas[schema.id] = schema
+            case .channel:
+                let channel = try input.channel()
+                summary.channels[channel.id] = channel
+            case .statistics: summary.statistics = try input.statistics()
+            case .chunkIndex: summary.chunkIndexes.append(try input.chunkIndex())
+            case .metadataIndex: summary.metadataIndexes.append(try input.metadataIndex())
+            default: break
+            }
+            offset = next
+        }
+        for channel in summary.channels.values where channel.schemaID != 0 && summary.schemas[channel.schemaID] == nil {
+            throw MCAPError(file: path, offset: summaryStart, record: "Channel", "channel \(channel.id) (\(channel.topic)) names schema \(channel.schemaID), which the summary does not declare")
+        }
+        return summary
+    }
+
+    // MARK: Indexed reading
+
+    /// The messages logged from `start` through `end` (nanoseconds), in log-time order (file order among equal
+    /// times), with their channels.
+    ///
+    /// With a summary that indexes chunks, only the chunks whose time range overlaps the request are read, each
+    /// checked as ``scan(_:)`` checks it; ``bytesRead`` shows how much of the file that was. Without one, the file
+    /// is scanned.
+    public func messages(from start: UInt64 = 0, to end: UInt64 = .max, _ visit: (MCAPMessage, MCAPChannel) throws -> Void) throws {
+        guard let summary = try summary(), !summary.chunkIndexes.isEmpty else {
+            try scan { record in
+                if case .message(let message, let channel) = record, message.logTime >= start, message.logTime <= end { try visit(message, channel) }
+            }
+            return
+        }
+        let chunks = summary.chunkIndexes.filter { $0.messageEndTime >= start && $0.messageStartTime <= end }
+            .sorted { ($0.messageStartTime, $0.chunkStartOffset) < ($1.messageStartTime, $1.chunkStartOffset) }
+        let overlapping = zip(chunks, chunks.dropFirst()).contains { $0.messageEndTime > $1.messageStartTime }
+        var held: [(MCAPMessage, MCAPChannel)] = []
+        for index in chunks {
+            let (opcode, content, _) = try record(at: index.chunkStartOffset, limit: size)
+            guard opcode == MCAPOpcode.chunk.rawValue else {
+                throw MCAPError(file: path, offset: index.chunkStartOffset, record: MCAPOpcode.name(of: opcode), "the chunk index points here, but this is not a Chunk record")
+            }
+            var input = decoder(content, record: "Chunk")
+            let records = try chunk(&input, at: index.chunkStartOffset)
+            var inner = MCAPDecoder(records, from: 0, to: records.count, base: 0, file: path, record: "Chunk")
+            while inner.remaining > 0 {
+                let at = inner.position
+                let innerOpcode = try inner.u8("opcode")
+                let length = try inner.u64("length")
+                let body = try inner.take(Int(clamping: length), "record")
+                guard innerOpcode == MCAPOpcode.message.rawValue else { continue }
+                var message = MCAPDecoder(records, from: body.lowerBound, to: body.upperBound, base: 0, file: path, record: "Message")
+                let decoded: MCAPMessage
+                do { decoded = try message.message() } catch {
+                    throw MCAPError(file: path, offset: index.chunkStartOffset, record: "Chunk", "the Message record at byte \(at) of its records: \(error.reason)")
+                }
+                guard decoded.logTime >= start, decoded.logTime <= end else { continue }
+                guard let channel = summary.channels[decoded.channelID] else {
+                    throw MCAPError(file: path, offset: index.chunkStartOffset, record: "Chunk", "the Message record at byte \(at) of its records: a message on channel \(decoded.channelID), which the summary does not declare")
+                }
+                if overlapping { held.append((decoded, channel)) } else { try visit(decoded, channel) }
+            }
+        }
+        if overlapping {
+            // Stable: equal times keep their file order.
+            let order = held.indices.sorted { (held[$0].0.logTime, $0) < (held[$1].0.logTime, $1) }
+            for index in order { try visit(held[index].0, held[index].1) }
+        }
+    }
+
+    /// The file's Metadata records: through the summary's index when there is one, else by a scan.
+    public func metadata() throws -> [MCAPMetadata] {
+        if let summary = try summary(), !summary.metadataIndexes.isEmpty {
+            var found: [MCAPMetadata] = []
+            for index in summary.metadataIndexes {
+                let (opcode, content, _) = try record(at: index.offset, limit: size)
+                guard opcode == MCAPOpcode.metadata.rawValue else {
+                    throw MCAPError(file: path, offset: index.offset, record: MCAPOpcode.name(of: opcode), "the metadata index points here, but this is not a Metadata record")
+                }
+                var input = decoder(content, record: "Metadata")
+                found.append(try input.metadata())
+            }
+            return found
+        }
+        var found: [MCAPMetadata] = []
+        try scan { if case .metadata(let metadata) = $0 { found.append(metadata) } }
+        return found
+    }
+}

@@ -1,0 +1,348 @@
+/// The record types of the MCAP specification (version 0), by opcode.
+public enum MCAPOpcode: UInt8, Sendable, CaseIterable {
+    case header = 0x01
+    case footer = 0x02
+    case schema = 0x03
+    case channel = 0x04
+    case message = 0x05
+    case chunk = 0x06
+    case messageIndex = 0x07
+    case chunkIndex = 0x08
+    case attachment = 0x09
+    case attachmentIndex = 0x0A
+    case statistics = 0x0B
+    case metadata = 0x0C
+    case metadataIndex = 0x0D
+    case summaryOffset = 0x0E
+    case dataEnd = 0x0F
+
+    /// The record's name in the specification, as errors give it.
+    public var name: String {
+        switch self {
+        case .header: "Header"
+        case .footer: "Footer"
+        case .schema: "Schema"
+        case .channel: "Channel"
+        case .message: "Message"
+        case .chunk: "Chunk"
+        case .messageIndex: "Message Index"
+        case .chunkIndex: "Chunk Index"
+        case .attachment: "Attachment"
+        case .attachmentIndex: "Attachment Index"
+        case .statistics: "Statistics"
+        case .metadata: "Metadata"
+        case .metadataIndex: "Metadata Index"
+        case .summaryOffset: "Summary Offset"
+        case .dataEnd: "Data End"
+        }
+    }
+
+    /// The name of a known opcode, or `opcode 0xNN`.
+    static func name(of raw: UInt8) -> String {
+        MCAPOpcode(rawValue: raw)?.name ?? "opcode 0x" + String(raw, radix: 16, uppercase: true)
+    }
+}
+
+/// The eight bytes that open and close every MCAP file.
+public let mcapMagic: [UInt8] = [0x89, 0x4D, 0x43, 0x41, 0x50, 0x30, 0x0D, 0x0A]
+
+/// A schema: how a channel's messages are laid out (for example a protobuf `FileDescriptorSet`).
+public struct MCAPSchema: Sendable, Hashable {
+    /// The schema's id in its file, from 1 (0 means "no schema").
+    public var id: UInt16
+    /// The schema's name, such as `foxglove.LocationFix`.
+    public var name: String
+    /// The schema encoding, such as `protobuf`, `ros2msg` or `jsonschema`.
+    public var encoding: String
+    /// The schema itself.
+    public var data: [UInt8]
+
+    /// A schema.
+    public init(id: UInt16, name: String, encoding: String, data: [UInt8]) {
+        self.id = id
+        self.name = name
+        self.encoding = encoding
+        self.data = data
+    }
+}
+
+/// A channel: a topic whose messages share an encoding and a schema.
+public struct MCAPChannel: Sendable, Hashable {
+    /// The channel's id in its file.
+    public var id: UInt16
+    /// The schema's id, or 0 for none.
+    public var schemaID: UInt16
+    /// The topic, such as `/imu`.
+    public var topic: String
+    /// The message encoding, such as `protobuf`, `cdr` or `json`.
+    public var messageEncoding: String
+    /// Free-form metadata about the channel.
+    public var metadata: [String: String]
+
+    /// A channel.
+    public init(id: UInt16, schemaID: UInt16, topic: String, messageEncoding: String, metadata: [String: String] = [:]) {
+        self.id = id
+        self.schemaID = schemaID
+        self.topic = topic
+        self.messageEncoding = messageEncoding
+        self.metadata = metadata
+    }
+}
+
+/// A message on a channel.
+public struct MCAPMessage: Sendable, Hashable {
+    /// The channel's id.
+    public var channelID: UInt16
+    /// A sequence number, per channel, or 0.
+    public var sequence: UInt32
+    /// When the message was recorded, in nanoseconds.
+    public var logTime: UInt64
+    /// When the message was published, in nanoseconds.
+    public var publishTime: UInt64
+    /// The message, in its channel's encoding.
+    public var data: [UInt8]
+
+    /// A message.
+    public init(channelID: UInt16, sequence: UInt32 = 0, logTime: UInt64, publishTime: UInt64? = nil, data: [UInt8]) {
+        self.channelID = channelID
+        self.sequence = sequence
+        self.logTime = logTime
+        self.publishTime = publishTime ?? logTime
+        self.data = data
+    }
+}
+
+/// A named map of strings, stored in the file.
+public struct MCAPMetadata: Sendable, Hashable {
+    /// The metadata's name.
+    public var name: String
+    /// Its values.
+    public var values: [String: String]
+
+    /// Metadata.
+    public init(name: String, values: [String: String]) {
+        self.name = name
+        self.values = values
+    }
+}
+
+/// The file's counts and time span, as its Statistics record gives them.
+public struct MCAPStatistics: Sendable, Hashable {
+    /// Messages in the file.
+    public var messageCount: UInt64 = 0
+    /// Schemas in the file.
+    public var schemaCount: UInt16 = 0
+    /// Channels in the file.
+    public var channelCount: UInt32 = 0
+    /// Attachments in the file.
+    public var attachmentCount: UInt32 = 0
+    /// Metadata records in the file.
+    public var metadataCount: UInt32 = 0
+    /// Chunks in the file.
+    public var chunkCount: UInt32 = 0
+    /// The earliest message's log time, nanoseconds.
+    public var messageStartTime: UInt64 = 0
+    /// The latest message's log time, nanoseconds.
+    public var messageEndTime: UInt64 = 0
+    /// Messages per channel id.
+    public var channelMessageCounts: [UInt16: UInt64] = [:]
+
+    /// Empty statistics.
+    public init() {}
+}
+
+/// Where a chunk is and what it holds, as the summary's Chunk Index records give it.
+public struct MCAPChunkIndex: Sendable, Hashable {
+    /// The earliest log time in the chunk.
+    public var messageStartTime: UInt64
+    /// The latest log time in the chunk.
+    public var messageEndTime: UInt64
+    /// The file offset of the Chunk record.
+    public var chunkStartOffset: UInt64
+    /// The length of the Chunk record, opcode and length included.
+    public var chunkLength: UInt64
+    /// The file offset of each channel's Message Index record for the chunk.
+    public var messageIndexOffsets: [UInt16: UInt64]
+    /// The length of the Message Index records after the chunk.
+    public var messageIndexLength: UInt64
+    /// The chunk's compression: `""`, `zstd` or `lz4`.
+    public var compression: String
+    /// The size of the chunk's records, compressed.
+    public var compressedSize: UInt64
+    /// The size of the chunk's records, uncompressed.
+    public var uncompressedSize: UInt64
+}
+
+/// Where a Metadata record is, as the summary's Metadata Index records give it.
+public struct MCAPMetadataIndex: Sendable, Hashable {
+    /// The file offset of the Metadata record.
+    public var offset: UInt64
+    /// Its length, opcode and length included.
+    public var length: UInt64
+    /// The metadata's name.
+    public var name: String
+}
+
+/// What the summary section holds: the file's schemas and channels, its statistics and where its chunks are.
+public struct MCAPSummary: Sendable, Hashable {
+    /// Schemas by id.
+    public var schemas: [UInt16: MCAPSchema] = [:]
+    /// Channels by id.
+    public var channels: [UInt16: MCAPChannel] = [:]
+    /// The Statistics record, when the file has one.
+    public var statistics: MCAPStatistics?
+    /// The chunks, in file order.
+    public var chunkIndexes: [MCAPChunkIndex] = []
+    /// The Metadata records.
+    public var metadataIndexes: [MCAPMetadataIndex] = []
+
+    /// An empty summary.
+    public init() {}
+}
+
+// MARK: - Encoding and decoding the records' contents
+
+extension MCAPEncoder {
+    mutating func schema(_ schema: MCAPSchema) {
+        record(.schema) { out in
+            out.u16(schema.id)
+            out.string(schema.name)
+            out.string(schema.encoding)
+            out.u32(UInt32(schema.data.count))
+            out.bytes.append(contentsOf: schema.data)
+        }
+    }
+
+    mutating func channel(_ channel: MCAPChannel) {
+        record(.channel) { out in
+            out.u16(channel.id)
+            out.u16(channel.schemaID)
+            out.string(channel.topic)
+            out.string(channel.messageEncoding)
+            out.stringMap(channel.metadata)
+        }
+    }
+
+    mutating func message(_ message: MCAPMessage) {
+        record(.message) { out in
+            out.u16(message.channelID)
+            out.u32(message.sequence)
+            out.u64(message.logTime)
+            out.u64(message.publishTime)
+            out.bytes.append(contentsOf: message.data)
+        }
+    }
+
+    mutating func metadata(_ metadata: MCAPMetadata) {
+        record(.metadata) { out in
+            out.string(metadata.name)
+            out.stringMap(metadata.values)
+        }
+    }
+
+    mutating func statistics(_ statistics: MCAPStatistics) {
+        record(.statistics) { out in
+            out.u64(statistics.messageCount)
+            out.u16(statistics.schemaCount)
+            out.u32(statistics.channelCount)
+            out.u32(statistics.attachmentCount)
+            out.u32(statistics.metadataCount)
+            out.u32(statistics.chunkCount)
+            out.u64(statistics.messageStartTime)
+            out.u64(statistics.messageEndTime)
+            let counts = statistics.channelMessageCounts.sorted { $0.key < $1.key }
+            out.u32(UInt32(counts.count * 10))
+            for (id, count) in counts {
+                out.u16(id)
+                out.u64(count)
+            }
+        }
+    }
+
+    mutating func metadataIndex(_ index: MCAPMetadataIndex) {
+        record(.metadataIndex) { out in
+            out.u64(index.offset)
+            out.u64(index.length)
+            out.string(index.name)
+        }
+    }
+
+    mutating func chunkIndex(_ index: MCAPChunkIndex) {
+        record(.chunkIndex) { out in
+            out.u64(index.messageStartTime)
+            out.u64(index.messageEndTime)
+            out.u64(index.chunkStartOffset)
+            out.u64(index.chunkLength)
+            let offsets = index.messageIndexOffsets.sorted { $0.key < $1.key }
+            out.u32(UInt32(offsets.count * 10))
+            for (id, offset) in offsets {
+                out.u16(id)
+                out.u64(offset)
+            }
+            out.u64(index.messageIndexLength)
+            out.string(index.compression)
+            out.u64(index.compressedSize)
+            out.u64(index.uncompressedSize)
+        }
+    }
+}
+
+extension MCAPDecoder {
+    mutating func schema() throws(MCAPError) -> MCAPSchema {
+        let id = try u16("id")
+        let name = try string("name")
+        let encoding = try string("encoding")
+        let data = try prefixedBytes("data", prefix: 4)
+        return MCAPSchema(id: id, name: name, encoding: encoding, data: Array(bytes[data]))
+    }
+
+    mutating func channel() throws(MCAPError) -> MCAPChannel {
+        let id = try u16("id")
+        let schemaID = try u16("schema_id")
+        let topic = try string("topic")
+        let encoding = try string("message_encoding")
+        let metadata = try stringMap("metadata")
+        return MCAPChannel(id: id, schemaID: schemaID, topic: topic, messageEncoding: encoding, metadata: metadata)
+    }
+
+    mutating func message() throws(MCAPError) -> MCAPMessage {
+        let channelID = try u16("channel_id")
+        let sequence = try u32("sequence")
+        let logTime = try u64("log_time")
+        let publishTime = try u64("publish_time")
+        let data = try take(remaining, "data")
+        return MCAPMessage(channelID: channelID, sequence: sequence, logTime: logTime, publishTime: publishTime, data: Array(bytes[data]))
+    }
+
+    mutating func metadata() throws(MCAPError) -> MCAPMetadata {
+        let name = try string("name")
+        return MCAPMetadata(name: name, values: try stringMap("metadata"))
+    }
+
+    mutating func statistics() throws(MCAPError) -> MCAPStatistics {
+        var statistics = MCAPStatistics()
+        statistics.messageCount = try u64("message_count")
+        statistics.schemaCount = try u16("schema_count")
+        statistics.channelCount = try u32("channel_count")
+        statistics.attachmentCount = try u32("attachment_count")
+        statistics.metadataCount = try u32("metadata_count")
+        statistics.chunkCount = try u32("chunk_count")
+        statistics.messageStartTime = try u64("message_start_time")
+        statistics.messageEndTime = try u64("message_end_time")
+        statistics.channelMessageCounts = try idMap("channel_message_counts")
+        return statistics
+    }
+
+    mutating func metadataIndex() throws(MCAPError) -> MCAPMetadataIndex {
+        MCAPMetadataIndex(offset: try u64("offset"), length: try u64("length"), name: try string("name"))
+    }
+
+    mutating func chunkIndex() throws(MCAPError) -> MCAPChunkIndex {
+        MCAPChunkIndex(
+            messageStartTime: try u64("message_start_time"), messageEndTime: try u64("message_end_time"),
+            chunkStartOffset: try u64("chunk_start_offset"), chunkLength: try u64("chunk_length"),
+            messageIndexOffsets: try idMap("message_index_offsets"), messageIndexLength: try u64("message_index_length"),
+            compression: try string("compression"), compressedSize: try u64("compressed_size"),
+            uncompressedSize: try u64("uncompressed_size"))
+    }
+}
