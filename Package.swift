@@ -83,11 +83,11 @@ let package = Package(
         // Orientation fusion and the panorama's motion controls: pure logic on HAL values.
         .target(name: "Motion", dependencies: ["HAL"], swiftSettings: strictSwift6),
 
-        // The trace format: channels, records, the JSON Lines reader and writer with its JSON scanner, and the
-        // JSON file helpers (script and config files with errors that name the line and field).
+        // The trace format: channels, records, the JSON Lines reader and writer with its JSON scanner, the JSON file
+        // helpers (script and config files with errors that name the line and field), and ROS 2 recordings in MCAP.
         .target(
             name: "TraceFormat",
-            dependencies: ["HAL", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["HAL", "MCAP", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6),
 
         // The MCAP container (https://mcap.dev/spec): records, chunks in zstd or lz4, message and chunk indexes,

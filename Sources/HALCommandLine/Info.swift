@@ -9,7 +9,7 @@ import TraceFormat
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show a trace's channels, duration, record counts and rates.")
 
-    @Argument(help: "The trace file (.jsonl).")
+    @Argument(help: "The trace file: .jsonl, or .mcap holding a ROS 2 recording.")
     var trace: String
 
     func run() throws {
@@ -21,9 +21,10 @@ struct Info: ParsableCommand {
         out.line("duration: \(String(format3(trace.duration.seconds))) s")
         out.line("records:  \(trace.records.count)")
         out.line("channels:")
+        let idWidth = max(10, trace.header.channels.map(\.id.count).max() ?? 0)
         for summary in trace.channelSummaries {
             let channel = summary.channel
-            var line = "  \(pad(channel.id, 10)) \(pad(channel.kind.rawValue, 14)) \(pad(String(summary.count), 7)) records"
+            var line = "  \(pad(channel.id, idWidth)) \(pad(channel.kind.rawValue, 14)) \(pad(String(summary.count), 7)) records"
             if let units = channel.units { line += "  units \(units)" }
             if let rate = channel.rate { line += "  nominal \(format3(rate)) Hz" }
             if let measured = summary.measuredRate { line += "  measured \(format3(measured)) Hz" }

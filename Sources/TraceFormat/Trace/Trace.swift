@@ -18,8 +18,9 @@ public struct Trace: Sendable, Hashable {
         self.path = path
     }
 
-    /// Reads a whole trace file.
+    /// Reads a whole trace file: JSON Lines, or an MCAP file holding a ROS 2 recording (``ROS2Import``).
     public static func load(path: String) throws(TraceError) -> Trace {
+        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path) }
         let reader = try TraceReader(path: path)
         var trace = Trace(header: reader.header, records: try reader.readAll(), path: path)
         trace.truncation = reader.truncation

@@ -24,6 +24,8 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
         case truncated
         /// The file could not be opened, read or written.
         case io
+        /// An MCAP file's record is damaged; the message names the byte offset and the record.
+        case badContainer
     }
 
     /// What kind of problem it is.
