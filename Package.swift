@@ -201,7 +201,7 @@ let package = Package(
 
         // Fuzz entry points over every parser: `scripts/fuzz` builds them with libFuzzer's instrumentation.
         .target(
-            name: "FuzzEntries", dependencies: ["TraceFormat", "Replay", "Synthesis", "Interchange", "NMEA", "InputEvents", "AppCore", "DemoApps"], path: "Fuzz/FuzzEntries",
+            name: "FuzzEntries", dependencies: ["TraceFormat", "MCAP", "Replay", "Synthesis", "Interchange", "NMEA", "InputEvents", "AppCore", "DemoApps"], path: "Fuzz/FuzzEntries",
             swiftSettings: strictSwift6),
 
         // Place lookups: `Benchmarks/spatial` builds this in release and runs it beside SQLite's R*Tree.
@@ -238,7 +238,7 @@ let package = Package(
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"],
+            dependencies: ["HAL", "TraceFormat", "MCAP", "Replay", "Synthesis", "Interchange", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift6
         ),

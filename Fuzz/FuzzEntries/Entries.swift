@@ -5,6 +5,7 @@ import AppCore
 import DemoApps
 import HAL
 import InputEvents
+import MCAP
 import NMEA
 import Interchange
 import Replay
@@ -20,6 +21,19 @@ private func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
 @_cdecl("hal_fuzz_trace")
 public func fuzzTrace(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     _ = try? Trace.decode(bytes(data, size), file: "fuzz.jsonl")
+    return 0
+}
+
+/// The MCAP reader (scan, summary, indexed reads) and the ROS 2 import over it (CDR, every sensor type).
+@_cdecl("hal_fuzz_mcap")
+public func fuzzMCAP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let input = bytes(data, size)
+    let reader = MCAPReader(bytes: input, name: "fuzz.mcap")
+    try? reader.scan { _ in }
+    _ = try? reader.summary()
+    try? reader.messages { _, _ in }
+    _ = try? reader.metadata()
+    _ = ROS2Import.decode(input, file: "fuzz.mcap")
     return 0
 }
 

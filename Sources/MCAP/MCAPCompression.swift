@@ -42,6 +42,13 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
             }
             return .success(Array(bytes))
         case .zstd:
+            // The frame says how large it is; memory for a size the chunk merely claims is not taken on trust.
+            let declared = bytes.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
+            if declared == ZSTD_CONTENTSIZE_ERROR { return .failure(DecompressionFailure("zstd: not a zstd frame")) }
+            if declared != ZSTD_CONTENTSIZE_UNKNOWN, declared != UInt64(size) {
+                return .failure(DecompressionFailure("the zstd frame holds \(declared) bytes where the chunk says \(size)"))
+            }
+            if declared == ZSTD_CONTENTSIZE_UNKNOWN, let failure = Self.implausible(size, from: bytes.count) { return .failure(failure) }
             var output = [UInt8](repeating: 0, count: size)
             let written = output.withUnsafeMutableBytes { out in
                 bytes.withUnsafeBytes { ZSTD_decompress(out.baseAddress, out.count, $0.baseAddress, $0.count) }
@@ -57,6 +64,7 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
                 return .failure(DecompressionFailure("lz4: cannot create a decompression context"))
             }
             defer { LZ4F_freeDecompressionContext(context) }
+            if let failure = Self.implausible(size, from: bytes.count) { return .failure(failure) }
             var output = [UInt8](repeating: 0, count: size)
             var produced = 0, consumed = 0
             let failure: String? = output.withUnsafeMutableBytes { out in
@@ -79,6 +87,13 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
             }
             return .success(output)
         }
+    }
+
+    /// A failure when `size` bytes could not come from `compressed` bytes: more than zstd's and LZ4's largest
+    /// ratios allow (LZ4 at most about 255:1; zstd is held to the same bound when its frame does not say its size).
+    private static func implausible(_ size: Int, from compressed: Int) -> DecompressionFailure? {
+        size <= 256 * compressed + 1_024 ? nil
+            : DecompressionFailure("\(compressed) compressed bytes cannot hold the \(size) bytes the chunk says")
     }
 
     /// Why a chunk's records could not be decompressed.

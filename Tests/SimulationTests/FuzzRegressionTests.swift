@@ -1,5 +1,6 @@
 import Foundation
 import Interchange
+import MCAP
 import Replay
 import Synthesis
 import TraceFormat
@@ -20,6 +21,9 @@ import Testing
                 case "gpx": #expect(throws: GeoFileError.self, "\(name)") { try GeoFiles.importGPX(bytes, file: name) }
                 case "kml": #expect(throws: GeoFileError.self, "\(name)") { try GeoFiles.importKML(bytes, file: name) }
                 case "trace": #expect(throws: TraceError.self, "\(name)") { try Trace.decode(bytes, file: name) }
+                case "mcap":
+                    #expect(throws: MCAPError.self, "\(name)") { try MCAPReader(bytes: bytes, name: name).scan { _ in } }
+                    #expect(ROS2Import.decode(bytes, file: name).trace.truncation != nil, "\(name)")
                 default: Issue.record("no parser for the regression folder '\(target)'")
                 }
             }

@@ -57,6 +57,16 @@ public struct ROS2Import: Sendable {
     public static func load(path: String) throws(TraceError) -> ROS2Import {
         let reader: MCAPReader
         do { reader = try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
+        return load(reader)
+    }
+
+    /// Imports a ROS 2 recording from its bytes; `file` names it in errors.
+    public static func decode(_ bytes: [UInt8], file: String = "<memory>") -> ROS2Import {
+        load(MCAPReader(bytes: bytes, name: file))
+    }
+
+    private static func load(_ reader: MCAPReader) -> ROS2Import {
+        let path = reader.path
         var importer = Importer(path: path)
         do {
             try reader.scan { record in try importer.add(record) }
