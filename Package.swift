@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SystemSupport", targets: ["SystemSupport"]),
         .library(name: "TraceFormat", targets: ["TraceFormat"]),
         .library(name: "MCAP", targets: ["MCAP"]),
+        .library(name: "Plotting", targets: ["Plotting"]),
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "Synthesis", targets: ["Synthesis"]),
         .library(name: "Interchange", targets: ["Interchange"]),
@@ -98,6 +99,9 @@ let package = Package(
         // Debian's libzstd, liblz4 (frame format) and zlib (CRC-32), for MCAP's chunks.
         .systemLibrary(name: "CCompression", providers: [.apt(["libzstd-dev", "liblz4-dev", "zlib1g-dev"])]),
 
+        // Pictures of traces: routes, time series, expression scores and event lanes as SVG (`hal plot`).
+        .target(name: "Plotting", dependencies: ["HAL", "TraceFormat"], swiftSettings: strictSwift6),
+
         // Driving the HAL from traces: replay on a virtual clock, seeded faults, the recorder, the trace: backend.
         .target(name: "Replay", dependencies: ["HAL", "TraceFormat"], swiftSettings: strictSwift6),
 
@@ -151,7 +155,7 @@ let package = Package(
             name: "HALCommandLine",
             dependencies: [
                 "HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "Motion", "Sensors", "InputEvents", "Audio",
-                "AppCore", "Session", "ScenarioSuite", "Camera", "SystemSupport",
+                "AppCore", "Session", "ScenarioSuite", "Camera", "SystemSupport", "Plotting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
@@ -267,8 +271,8 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "HALCommandTests",
-            dependencies: ["hal", "HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"],
-            swiftSettings: strictSwift6
+            dependencies: ["hal", "HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "Plotting", "TestSupport"],
+            exclude: ["Fixtures"], swiftSettings: strictSwift6
         ),
     ]
 )

@@ -25,9 +25,7 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         let trace = try Trace.load(path: input)
-        let writer = try TraceWriter(path: output, header: trace.header, durability: .buffered)
-        for record in trace.records { try writer.write(record) }
-        try writer.close()
+        try write(trace, to: output)
         printError("\(output): \(trace.records.count) records on \(trace.header.channels.count) channels")
         if let skipped = trace.header.metadata["ros2.skipped"] {
             printError("skipped (no HAL kind): \(skipped)")

@@ -28,7 +28,7 @@ struct HALTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hal",
         abstract: "Sensor HAL and simulator: inspect, replay, record and simulate device traces.",
-        subcommands: [Info.self, Convert.self, Replay.self, Run.self, Test.self, CameraCommand.self, Expressions.self, Record.self, Devices.self, MotionCommand.self, GPSCommand.self, InputCommand.self, Say.self, Play.self, AudioCommand.self]
+        subcommands: [Info.self, Convert.self, Plot.self, Replay.self, Run.self, Test.self, CameraCommand.self, Expressions.self, Record.self, Devices.self, MotionCommand.self, GPSCommand.self, InputCommand.self, Say.self, Play.self, AudioCommand.self]
     )
 }
 

@@ -106,9 +106,7 @@ struct Run: AsyncParsableCommand {
         }
         log.flush()
         if let record, let recording = result.recording {
-            let writer = try TraceWriter(path: record, header: recording.header, durability: .buffered)
-            for record in recording.records { try writer.write(record) }
-            try writer.close()
+            try write(recording, to: record)
             printError("wrote \(recording.records.count) records (\(result.events.count) app events) to \(record)")
         }
         if check { try report(result) }

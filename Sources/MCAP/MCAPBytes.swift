@@ -28,6 +28,15 @@ struct MCAPEncoder {
         }
     }
 
+    /// A map of u16 ids to u64 values: its byte length as a u32, then the pairs in id order.
+    mutating func idMap(_ map: [UInt16: UInt64]) {
+        u32(UInt32(map.count * 10))
+        for (id, value) in map.sorted(by: { $0.key < $1.key }) {
+            u16(id)
+            u64(value)
+        }
+    }
+
     /// A record: the opcode, the content's length as a u64, then the content `body` appends.
     mutating func record(_ opcode: MCAPOpcode, _ body: (inout MCAPEncoder) -> Void) {
         u8(opcode.rawValue)
@@ -101,9 +110,7 @@ struct MCAPDecoder {
 
     /// A u32-length-prefixed map of strings.
     mutating func stringMap(_ field: String) throws(MCAPError) -> [String: String] {
-        let length = try u32(field)
-        let range = try take(Int(length), field)
-        var inner = MCAPDecoder(bytes, from: range.lowerBound, to: range.upperBound, base: base, file: file, record: record)
+        var inner = try nested(field)
         var map: [String: String] = [:]
         while inner.remaining > 0 { map[try inner.string("\(field) key")] = try inner.string("\(field) value") }
         return map
@@ -111,12 +118,16 @@ struct MCAPDecoder {
 
     /// A u32-length-prefixed map of u16 keys to u64 values.
     mutating func idMap(_ field: String) throws(MCAPError) -> [UInt16: UInt64] {
-        let length = try u32(field)
-        let range = try take(Int(length), field)
-        var inner = MCAPDecoder(bytes, from: range.lowerBound, to: range.upperBound, base: base, file: file, record: record)
+        var inner = try nested(field)
         var map: [UInt16: UInt64] = [:]
         while inner.remaining > 0 { map[try inner.u16("\(field) key")] = try inner.u64("\(field) value") }
         return map
+    }
+
+    /// The u32-length-prefixed bytes of `field`, as a decoder of their own.
+    private mutating func nested(_ field: String) throws(MCAPError) -> MCAPDecoder {
+        let range = try take(Int(try u32(field)), field)
+        return MCAPDecoder(bytes, from: range.lowerBound, to: range.upperBound, base: base, file: file, record: record)
     }
 
     /// Bytes with a length prefix of `prefix` bytes (4 or 8).

@@ -250,12 +250,7 @@ extension MCAPEncoder {
             out.u32(statistics.chunkCount)
             out.u64(statistics.messageStartTime)
             out.u64(statistics.messageEndTime)
-            let counts = statistics.channelMessageCounts.sorted { $0.key < $1.key }
-            out.u32(UInt32(counts.count * 10))
-            for (id, count) in counts {
-                out.u16(id)
-                out.u64(count)
-            }
+            out.idMap(statistics.channelMessageCounts)
         }
     }
 
@@ -273,12 +268,7 @@ extension MCAPEncoder {
             out.u64(index.messageEndTime)
             out.u64(index.chunkStartOffset)
             out.u64(index.chunkLength)
-            let offsets = index.messageIndexOffsets.sorted { $0.key < $1.key }
-            out.u32(UInt32(offsets.count * 10))
-            for (id, offset) in offsets {
-                out.u16(id)
-                out.u64(offset)
-            }
+            out.idMap(index.messageIndexOffsets)
             out.u64(index.messageIndexLength)
             out.string(index.compression)
             out.u64(index.compressedSize)

@@ -127,6 +127,11 @@ import Testing
         let first = try String(contentsOfFile: output, encoding: .utf8)
         let rewritten = try String(contentsOfFile: again, encoding: .utf8)
         #expect(rewritten.replacingOccurrences(of: "\"file\":\"walk.frames/", with: "") == first.replacingOccurrences(of: "\"file\":\"walk.frames/", with: ""))
+        // hal replay reads it directly; as JSON Lines only once converted, since its images are in memory.
+        let replay = try await runProcess(halExecutable, ["replay", bag], timeout: 60)
+        #expect(replay.status == 0 && replay.output.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 117, "\(replay.output)")
+        let jsonl = try await runProcess(halExecutable, ["replay", "--jsonl", bag], timeout: 60)
+        #expect(jsonl.status != 0 && jsonl.output.contains("frames are in memory, not in files: `hal convert` it"), "\(jsonl.output)")
         // hal info reads the bag directly.
         let info = try await runProcess(halExecutable, ["info", bag], timeout: 60)
         #expect(info.status == 0 && info.output.contains("  imu.data.attitude       attitude "), "\(info.output)")
