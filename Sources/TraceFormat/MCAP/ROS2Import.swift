@@ -13,8 +13,8 @@ public import MCAP
 /// | `sensor_msgs/msg/CompressedImage` | `TOPIC` (camera) | JPEG or PNG, its size read from the image's own header |
 ///
 /// A record's time is its header stamp, or the message's log time when the stamp is zero; records are in time
-/// order across channels. Channel ids are the
-/// topics with `/` as `.` (`/imu/data` → `imu.data.gyro`). Damage to the file (any ``MCAPError``) or a message
+/// order across channels. Channel ids are the topics with `/` as `.` (`/imu/data` → `imu.data.gyro`). An image topic
+/// in an encoding the HAL has no pixel format for is skipped from that message on, and listed. Damage to the file (any ``MCAPError``) or a message
 /// that does not decode stops the import with the records before it kept and the error in ``Trace/truncation``.
 public struct ROS2Import: Sendable {
     /// A topic that has no HAL kind (or an image encoding the HAL has no format for), and so was left out.
@@ -130,9 +130,13 @@ public struct ROS2Import: Sendable {
                 }
                 guard var topic = topics[channel.id] else { return }
                 topic.messages += 1
-                defer { topics[channel.id] = topic }
                 do {
                     try decode(message, channel, &topic)
+                    topics[channel.id] = topic
+                } catch let unsupported as Unsupported {
+                    skip(channel, type: topic.type, reason: unsupported.reason)
+                    skipped[skipped.count - 1].messages = 1
+                    topics[channel.id] = nil
                 } catch let failure as CDRReader.Failure {
                     throw TraceError(.invalidValue, file: path, line: 0, field: failure.field,
                         "\(channel.topic) (\(topic.type)), message \(topic.messages) (log time \(message.logTime)): \(failure.reason)")
@@ -143,6 +147,11 @@ public struct ROS2Import: Sendable {
         }
 
         var schemaNames: [UInt16: String] = [:]
+
+        /// A topic whose messages the HAL cannot take, found at a message: it is skipped from there on.
+        struct Unsupported: Error {
+            let reason: String
+        }
 
         static let handled: Set<String> = [
             "sensor_msgs/msg/Imu", "sensor_msgs/msg/MagneticField", "sensor_msgs/msg/NavSatFix",
@@ -251,7 +260,7 @@ public struct ROS2Import: Sendable {
                 let data = try input.bytes("data")
                 let formats: [String: PixelFormat] = ["rgb8": .rgb24, "bgr8": .bgr24, "mono8": .grey, "yuv422_yuy2": .yuyv]
                 guard let format = formats[encoding] else {
-                    throw CDRReader.Failure(field: "encoding", reason: "'\(encoding)' has no HAL pixel format (rgb8, bgr8, mono8, yuv422_yuy2 do)")
+                    throw Unsupported(reason: "its image encoding '\(encoding)' has no HAL pixel format (rgb8, bgr8, mono8 and yuv422_yuy2 do)")
                 }
                 guard data.count >= step * height else {
                     throw CDRReader.Failure(field: "data", reason: "\(data.count) bytes for \(height) rows of \(step)")

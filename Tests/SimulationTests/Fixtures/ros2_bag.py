@@ -2,8 +2,8 @@
 
     ros2_bag.py rosbags FOLDER PNG     a rosbag2 in MCAP storage by `rosbags` (its typestore's CDR): Imu with and
                                        without orientation, MagneticField, NavSatFix (a fix and a lost fix), Image
-                                       (rgb8), CompressedImage (the PNG given, and a JPEG header), and two topics
-                                       the HAL has no kind for
+                                       (rgb8, and bgra8, which the HAL has no format for), CompressedImage (the PNG
+                                       given, and a JPEG header), and two topics the HAL has no kind for
     ros2_bag.py mcap-ros2 FILE         an MCAP file by `mcap-ros2-support`'s writer: 50 Imu messages
 Prints the .mcap file's path.
 """
@@ -40,6 +40,7 @@ def rosbags_bag(folder, png):
                             ("/imu/mag", "sensor_msgs/msg/MagneticField"), ("/gps/fix", "sensor_msgs/msg/NavSatFix"),
                             ("/camera/image_raw", "sensor_msgs/msg/Image"),
                             ("/camera/image/compressed", "sensor_msgs/msg/CompressedImage"),
+                            ("/camera/rgba", "sensor_msgs/msg/Image"),
                             ("/chatter", "std_msgs/msg/String"), ("/odom_rate", "std_msgs/msg/Float64")]:
             topics[topic] = (writer.add_connection(topic, kind, typestore=store), kind)
 
@@ -75,6 +76,10 @@ def rosbags_bag(folder, png):
         pixels = np.arange(4 * 3 * 3, dtype=np.uint8)
         write("/camera/image_raw", START, t["sensor_msgs/msg/Image"](
             header=header(t, START, "camera"), height=3, width=4, encoding="rgb8", is_bigendian=0, step=12, data=pixels))
+        for i in range(2):  # an encoding the HAL has no pixel format for: the topic is skipped
+            write("/camera/rgba", START + i * SECOND, t["sensor_msgs/msg/Image"](
+                header=header(t, START + i * SECOND, "camera"), height=1, width=2, encoding="bgra8", is_bigendian=0,
+                step=8, data=np.zeros(8, dtype=np.uint8)))
         png_bytes = np.frombuffer(Path(png).read_bytes(), dtype=np.uint8)
         write("/camera/image/compressed", START, t["sensor_msgs/msg/CompressedImage"](
             header=header(t, START, "camera"), format="png", data=png_bytes))
