@@ -43,7 +43,7 @@ struct Plot: ParsableCommand {
     func validate() throws {
         guard output.hasSuffix(".svg") else { throw ValidationError("--output must name a .svg file") }
         if let from, let to, !(from < to) { throw ValidationError("--from must be before --to") }
-        if !(width >= 400) { throw ValidationError("--width takes 400 pixels or more") }
+        if !(width >= 400 && width <= 20_000) { throw ValidationError("--width takes 400 to 20000 pixels") }
         if !(radius >= 0) { throw ValidationError("--radius takes metres, 0 or more") }
     }
 

@@ -34,6 +34,9 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
     }
 
     /// `bytes` decompressed to `size` bytes, or why not.
+    ///
+    /// Both codecs stream into an output that grows as it fills, up to `size`: memory follows what the compressed
+    /// bytes really hold, not what a damaged chunk or frame header claims.
     func decompress(_ bytes: ArraySlice<UInt8>, size: Int) -> Result<[UInt8], DecompressionFailure> {
         switch self {
         case .none:
@@ -42,58 +45,62 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
             }
             return .success(Array(bytes))
         case .zstd:
-            // The frame says how large it is; memory for a size the chunk merely claims is not taken on trust.
-            let declared = bytes.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
-            if declared == ZSTD_CONTENTSIZE_ERROR { return .failure(DecompressionFailure("zstd: not a zstd frame")) }
-            if declared != ZSTD_CONTENTSIZE_UNKNOWN, declared != UInt64(size) {
-                return .failure(DecompressionFailure("the zstd frame holds \(declared) bytes where the chunk says \(size)"))
+            guard let stream = ZSTD_createDStream() else { return .failure(DecompressionFailure("zstd: cannot create a decompression stream")) }
+            defer { ZSTD_freeDStream(stream) }
+            return Self.inflate(bytes, size: size, codec: "zstd") { input, output in
+                var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+                var destination = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+                let result = ZSTD_decompressStream(stream, &destination, &source)
+                if ZSTD_isError(result) != 0 { return (0, 0, false, String(cString: ZSTD_getErrorName(result))) }
+                return (source.pos, destination.pos, result == 0, nil)
             }
-            if declared == ZSTD_CONTENTSIZE_UNKNOWN, let failure = Self.implausible(size, from: bytes.count) { return .failure(failure) }
-            var output = [UInt8](repeating: 0, count: size)
-            let written = output.withUnsafeMutableBytes { out in
-                bytes.withUnsafeBytes { ZSTD_decompress(out.baseAddress, out.count, $0.baseAddress, $0.count) }
-            }
-            if ZSTD_isError(written) != 0 { return .failure(DecompressionFailure("zstd: \(String(cString: ZSTD_getErrorName(written)))")) }
-            guard written == size else {
-                return .failure(DecompressionFailure("zstd gave \(written) bytes where the chunk says \(size)"))
-            }
-            return .success(output)
         case .lz4:
             var context: OpaquePointer?
             guard LZ4F_isError(LZ4F_createDecompressionContext(&context, UInt32(LZ4F_VERSION))) == 0, let context else {
                 return .failure(DecompressionFailure("lz4: cannot create a decompression context"))
             }
             defer { LZ4F_freeDecompressionContext(context) }
-            if let failure = Self.implausible(size, from: bytes.count) { return .failure(failure) }
-            var output = [UInt8](repeating: 0, count: size)
-            var produced = 0, consumed = 0
-            let failure: String? = output.withUnsafeMutableBytes { out in
-                bytes.withUnsafeBytes { input in
-                    while consumed < input.count {
-                        var outSize = out.count - produced, inSize = input.count - consumed
-                        let hint = LZ4F_decompress(context, out.baseAddress! + produced, &outSize, input.baseAddress! + consumed, &inSize, nil)
-                        if LZ4F_isError(hint) != 0 { return "lz4: \(String(cString: LZ4F_getErrorName(hint)))" }
-                        produced += outSize
-                        consumed += inSize
-                        if hint == 0 { return consumed == input.count ? nil : "lz4: bytes after the frame's end" }
-                        if outSize == 0 && inSize == 0 { return "lz4: more bytes than the chunk's size" }
-                    }
-                    return "lz4: the frame is cut short"
-                }
+            return Self.inflate(bytes, size: size, codec: "lz4") { input, output in
+                var inSize = input.count, outSize = output.count
+                let hint = LZ4F_decompress(context, output.baseAddress, &outSize, input.baseAddress, &inSize, nil)
+                if LZ4F_isError(hint) != 0 { return (0, 0, false, String(cString: LZ4F_getErrorName(hint))) }
+                return (inSize, outSize, hint == 0, nil)
             }
-            if let failure { return .failure(DecompressionFailure(failure)) }
-            guard produced == size else {
-                return .failure(DecompressionFailure("lz4 gave \(produced) bytes where the chunk says \(size)"))
-            }
-            return .success(output)
         }
     }
 
-    /// A failure when `size` bytes could not come from `compressed` bytes: more than zstd's and LZ4's largest
-    /// ratios allow (LZ4 at most about 255:1; zstd is held to the same bound when its frame does not say its size).
-    private static func implausible(_ size: Int, from compressed: Int) -> DecompressionFailure? {
-        size <= 256 * compressed + 1_024 ? nil
-            : DecompressionFailure("\(compressed) compressed bytes cannot hold the \(size) bytes the chunk says")
+    /// Runs `step` (which decompresses from the start of an input window into an output window, and says how much it
+    /// took and gave and whether a frame ended, or its error) until the input is used up, growing the output up to
+    /// `size` bytes as it fills.
+    private static func inflate(
+        _ bytes: ArraySlice<UInt8>, size: Int, codec: String,
+        step: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> (taken: Int, given: Int, frameEnded: Bool, error: String?)
+    ) -> Result<[UInt8], DecompressionFailure> {
+        var output = [UInt8](repeating: 0, count: min(size, max(1 << 16, 4 * bytes.count)))
+        var produced = 0, consumed = 0
+        let failure: String? = bytes.withUnsafeBytes { input in
+            while true {
+                if produced == output.count, output.count < size {
+                    output += repeatElement(0, count: min(size, 2 * output.count) - output.count)
+                }
+                let (taken, given, frameEnded, error) = output.withUnsafeMutableBytes { out in
+                    step(UnsafeRawBufferPointer(rebasing: input[consumed...]), UnsafeMutableRawBufferPointer(rebasing: out[produced...]))
+                }
+                if let error { return "\(codec): \(error)" }
+                consumed += taken
+                produced += given
+                if frameEnded && consumed == input.count { return nil }
+                if taken == 0 && given == 0 {
+                    if consumed == input.count { return "\(codec): the frame is cut short" }
+                    return produced == size ? "\(codec) gives more than the \(size) bytes the chunk says" : "\(codec) makes no progress"
+                }
+            }
+        }
+        if let failure { return .failure(DecompressionFailure(failure)) }
+        guard produced == size else {
+            return .failure(DecompressionFailure("\(codec) gave \(produced) bytes where the chunk says \(size)"))
+        }
+        return .success(output)
     }
 
     /// Why a chunk's records could not be decompressed.

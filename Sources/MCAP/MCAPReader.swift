@@ -307,12 +307,12 @@ public final class MCAPReader {
 
     // MARK: Indexed reading
 
-    /// The messages logged from `start` through `end` (nanoseconds), in log-time order (file order among equal
-    /// times), with their channels.
+    /// The messages logged from `start` through `end` (nanoseconds), with their channels.
     ///
     /// With a summary that indexes chunks, only the chunks whose time range overlaps the request are read, each
-    /// checked as ``scan(_:)`` checks it; ``bytesRead`` shows how much of the file that was. Without one, the file
-    /// is scanned.
+    /// checked as ``scan(_:)`` checks it, and the messages come in log-time order (file order among equal times);
+    /// ``bytesRead`` shows how much of the file was read. Without one, the file is scanned and the messages come in
+    /// file order.
     public func messages(from start: UInt64 = 0, to end: UInt64 = .max, _ visit: (MCAPMessage, MCAPChannel) throws -> Void) throws {
         guard let summary = try summary(), !summary.chunkIndexes.isEmpty else {
             try scan { record in
@@ -324,7 +324,15 @@ public final class MCAPReader {
             .sorted { ($0.messageStartTime, $0.chunkStartOffset) < ($1.messageStartTime, $1.chunkStartOffset) }
         let overlapping = zip(chunks, chunks.dropFirst()).contains { $0.messageEndTime > $1.messageStartTime }
         var held: [(MCAPMessage, MCAPChannel)] = []
+        /// Hands over `messages` in log-time order (stable), or holds them when chunks overlap.
+        func deliver(_ messages: [(MCAPMessage, MCAPChannel)]) throws {
+            if overlapping { held += messages; return }
+            let ordered = zip(messages, messages.dropFirst()).allSatisfy { $0.0.logTime <= $1.0.logTime }
+                ? Array(messages.indices) : messages.indices.sorted { (messages[$0].0.logTime, $0) < (messages[$1].0.logTime, $1) }
+            for index in ordered { try visit(messages[index].0, messages[index].1) }
+        }
         for index in chunks {
+            var found: [(MCAPMessage, MCAPChannel)] = []
             let (opcode, content, _) = try record(at: index.chunkStartOffset, limit: size)
             guard opcode == MCAPOpcode.chunk.rawValue else {
                 throw MCAPError(file: path, offset: index.chunkStartOffset, record: MCAPOpcode.name(of: opcode), "the chunk index points here, but this is not a Chunk record")
@@ -347,8 +355,9 @@ public final class MCAPReader {
                 guard let channel = summary.channels[decoded.channelID] else {
                     throw MCAPError(file: path, offset: index.chunkStartOffset, record: "Chunk", "the Message record at byte \(at) of its records: a message on channel \(decoded.channelID), which the summary does not declare")
                 }
-                if overlapping { held.append((decoded, channel)) } else { try visit(decoded, channel) }
+                found.append((decoded, channel))
             }
+            try deliver(found)
         }
         if overlapping {
             // Stable: equal times keep their file order.

@@ -36,7 +36,8 @@ public final class MCAPWriter {
 
     private let options: Options
     private let path: String
-    private let descriptor: FileDescriptor?
+    /// The file, until ``finish()`` closes it.
+    private var descriptor: FileDescriptor?
     /// Bytes written out so far, and the buffer of bytes not yet written.
     private var flushed: UInt64 = 0
     private var pending = MCAPEncoder()
@@ -185,6 +186,7 @@ public final class MCAPWriter {
         pending.bytes.append(contentsOf: mcapMagic)
         try flush()
         if let descriptor {
+            self.descriptor = nil  // closed once: deinit must not close a number the system has since given out again
             do { try descriptor.close() } catch {
                 throw MCAPError(file: path, offset: position, record: "file", "cannot close the file: \(error)")
             }

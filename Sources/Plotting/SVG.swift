@@ -10,30 +10,33 @@ import Darwin
 struct SVG {
     private(set) var body = ""
 
-    /// `text` with XML's special characters escaped.
+    /// `text` with XML's special characters escaped, scalar by scalar (a combining mark after `<` must not hide it),
+    /// and the control characters XML 1.0 forbids dropped.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            default: out.append(character)
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: continue
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out
     }
 
-    /// A number as SVG takes it: two decimals at most, no exponent.
+    /// A number as SVG takes it: two decimals at most (an exponent only past 1e15, where SVG's grammar takes it).
     static func number(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
+        guard abs(value) < 1e15 else { return String(value) }
         let rounded = (value * 100).rounded() / 100
         if rounded == rounded.rounded() { return String(Int(rounded)) }
-        var text = String(rounded)
-        if text.contains("e") { text = String(Int(rounded)) }
-        return text
+        let text = String(rounded)
+        return text.contains("e") ? "0" : text
     }
 
     mutating func element(_ name: String, _ attributes: [(String, String)], text: String? = nil) {
@@ -106,8 +109,12 @@ struct Scale {
 
     init(domain: (Double, Double), range: (Double, Double)) {
         var (low, high) = domain
-        if !(low.isFinite && high.isFinite) { (low, high) = (0, 1) }
-        if high - low < 1e-12 { (low, high) = (low - 0.5, high + 0.5) }
+        if !(low.isFinite && high.isFinite && (high - low).isFinite) { (low, high) = (0, 1) }
+        // A flat series gets a span around it, wide enough to survive rounding at its magnitude.
+        if !(high - low > max(1e-12, abs(low) * 1e-9)) {
+            let widen = max(0.5, abs(low) * 1e-6)
+            (low, high) = (low - widen, high + widen)
+        }
         self.domain = (low, high)
         self.range = range
     }
@@ -120,6 +127,7 @@ struct Scale {
     func ticks(_ count: Int = 5) -> [Double] {
         let span = domain.1 - domain.0
         let raw = span / Double(max(1, count))
+        guard raw.isFinite, raw > 0 else { return [] }
         let power = pow10(floor(log10(raw)))
         let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= raw } ?? 10 * power
         var ticks: [Double] = []
@@ -133,6 +141,7 @@ struct Scale {
 
     /// A tick's label: as many decimals as the step needs.
     static func label(_ value: Double, step: Double) -> String {
+        guard value.isFinite, abs(value) < 1e15, step.isFinite, step > 0 else { return String(value) }
         let decimals = max(0, min(6, Int(-floor(log10(step)))))
         if decimals == 0 { return String(Int(value.rounded())) }
         let factor = pow10(Double(decimals))
@@ -145,7 +154,7 @@ struct Scale {
 
 private func pow10(_ exponent: Double) -> Double {
     var value = 1.0
-    let steps = Int(exponent)
+    let steps = Int(max(-400, min(400, exponent.isFinite ? exponent : 0)))
     if steps >= 0 { for _ in 0..<steps { value *= 10 } } else { for _ in 0..<(-steps) { value /= 10 } }
     return value
 }

@@ -106,7 +106,7 @@ public struct TracePlot: Sendable {
         let start = trace.records.filter { wanted.contains($0.channel) }.map(\.timestamp.nanoseconds).min() ?? 0
         var byChannel: [Int: [(time: Double, reading: Reading)]] = [:]
         for record in trace.records where wanted.contains(record.channel) {
-            let time = Double(record.timestamp.nanoseconds - start) / 1e9
+            let time = (Double(record.timestamp.nanoseconds) - Double(start)) / 1e9  // no Int64 overflow across a wide span
             if let from = options.from, time < from { continue }
             if let to = options.to, time > to { continue }
             byChannel[record.channel, default: []].append((time, record.reading))
@@ -230,7 +230,8 @@ public struct TracePlot: Sendable {
             for point in [first, low, high, last].sorted(by: { $0.0 < $1.0 }) where out.last.map({ $0 != point }) ?? true { out.append(point) }
         }
         for point in points {
-            let at = Int(scale(point.0))
+            let x = scale(point.0)
+            let at = x.isFinite ? Int(max(-1e9, min(1e9, x))) : 0
             if at != column { flush(); bucket.removeAll(keepingCapacity: true); column = at }
             bucket.append(point)
         }

@@ -124,6 +124,27 @@ import Testing
         #expect((Self.group(facts, "expression-face")?["polyline"] ?? 0) == 7)
     }
 
+    /// Odd input still gives a picture XML parsers take: a flat series near 1e16, a value of 1e300, and event names
+    /// with a control character and a combining mark after `<`.
+    @Test func extremeValuesAndOddTextStillMakeAValidPicture() async throws {
+        var records: [TraceRecord] = []
+        for step in 0..<50 {
+            let time = Timestamp(nanoseconds: Int64(step) * 10_000_000)
+            let value = Vector3(x: 1e16, y: step == 10 ? 1e300 : 0, z: -1e16)
+            records.append(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: time, quantity: .angularVelocity, value: value))))
+        }
+        records.append(TraceRecord(channel: 1, reading: .appEvent(AppEvent(timestamp: .zero, name: "odd\u{1}<\u{338}&\u{301}name"))))
+        let trace = Trace(header: TraceHeader(channels: [
+            TraceChannel(id: "gyro", kind: .gyroscope, source: "sim:gyro"), TraceChannel(id: "app", kind: .app, source: "app"),
+        ]), records: records)
+        let svg = try makeScratchFolder() + "/odd.svg"
+        try Data(TracePlot().svg(for: trace, title: "odd <input>").utf8).write(to: URL(fileURLWithPath: svg))
+        let facts = try await Self.check(svg)
+        Self.expectRendered(facts)
+        #expect((facts["texts"] as? [String])?.contains("odd<\u{338}&\u{301}name") == true)
+        #expect(facts["title"] as? String == "odd <input>")
+    }
+
     /// A million gyroscope samples make a file of a size a viewer opens: each pixel column's extremes, not every sample.
     @Test func aLargeTraceIsThinnedToThePixelsItCovers() throws {
         let count = 1_000_000

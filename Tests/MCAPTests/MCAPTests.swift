@@ -127,6 +127,30 @@ import Testing
         #expect(try Self.writeSample(nil, compression: compression, count: 300, chunkSize: 1_000).bytes == writer.bytes)
     }
 
+    /// Messages written out of time order into one chunk come back in log-time order from an indexed read (and in
+    /// file order from a scan).
+    @Test func anIndexedReadGivesLogTimeOrderWithinAChunk() throws {
+        let writer = MCAPWriter()
+        let channel = try writer.addChannel(topic: "/t", messageEncoding: "", schemaID: 0)
+        for (time, tag) in [(3, 0), (1, 1), (2, 2), (1, 3)] as [(UInt64, UInt8)] {
+            try writer.add(MCAPMessage(channelID: channel, logTime: time, data: [tag]))
+        }
+        try writer.finish()
+        let reader = MCAPReader(bytes: writer.bytes)
+        var indexed: [UInt8] = [], scanned: [UInt8] = []
+        try reader.messages { message, _ in indexed.append(message.data[0]) }
+        try reader.scan { if case .message(let message, _) = $0 { scanned.append(message.data[0]) } }
+        #expect(indexed == [1, 3, 2, 0] && scanned == [0, 1, 2, 3])
+    }
+
+    /// A zstd chunk whose frame claims 4 GiB in a 145-byte file is refused before the memory is taken.
+    @Test func aFrameThatClaimsMoreThanItHoldsTakesNoMemoryForIt() throws {
+        let path = packageRoot + "/Tests/SimulationTests/Fixtures/fuzz-regressions/mcap/zstd-frame-claiming-4gib.mcap"
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let error = #expect(throws: MCAPError.self) { try MCAPReader(bytes: bytes, name: "claim.mcap").scan { _ in } }
+        #expect(error?.record == "Chunk" && error?.reason.hasPrefix("the records do not decompress: zstd") == true, "\(String(describing: error))")
+    }
+
     /// A time range in a large chunked file reads only the chunks its index names: about a hundred kilobytes of 19 MB.
     @Test func seekingThroughTheChunkIndexReadsOnlyTheChunksItNeeds() throws {
         let folder = try makeScratchFolder()

@@ -159,6 +159,14 @@ import Testing
         #expect(convert.status == 1 && convert.output.contains("error: \(cut): byte "))
     }
 
+    /// An image whose height and row length multiply past 64 bits is refused, naming the field, not trapped on.
+    @Test func anImpossibleImageSizeIsAClearError() async throws {
+        let trace = try Trace.load(path: try await Self.bag(["huge-image", try makeScratchFolder() + "/huge.mcap"]))
+        #expect(trace.records.isEmpty)
+        #expect(trace.truncation?.field == "width")
+        #expect(trace.truncation?.message.contains("/cam (sensor_msgs/msg/Image), message 1") == true, "\(String(describing: trace.truncation))")
+    }
+
     @Test func anMCAPFileThatIsNotAROS2RecordingIsNamedAsSuch() throws {
         let path = try makeScratchFolder() + "/other.mcap"
         // The MCAP magic, a header with another profile, a channel with JSON messages: not ROS 2.

@@ -153,6 +153,9 @@ public struct ROS2Import: Sendable {
             let reason: String
         }
 
+        /// The largest picture side taken, in pixels: far past any camera, and safe for the C APIs frames go to.
+        static let largestSide = 1 << 16
+
         static let handled: Set<String> = [
             "sensor_msgs/msg/Imu", "sensor_msgs/msg/MagneticField", "sensor_msgs/msg/NavSatFix",
             "sensor_msgs/msg/Image", "sensor_msgs/msg/CompressedImage",
@@ -243,12 +246,17 @@ public struct ROS2Import: Sendable {
                 if status < 0 || !latitude.isFinite || !longitude.isFinite {
                     fix = .noFix(at: time, utcNanoseconds: time.nanoseconds)
                 } else {
+                    guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+                        throw CDRReader.Failure(field: "latitude", reason: "(\(latitude), \(longitude)) is not a position on the earth")
+                    }
+                    // A variance that is not a finite number of 0 or more says nothing: no accuracy then.
+                    func deviation(_ variance: Double) -> Double? { variance.isFinite && variance >= 0 ? variance.squareRoot() : nil }
                     let known = covarianceType != 0
                     fix = LocationFix(
                         timestamp: time, utcNanoseconds: time.nanoseconds, mode: altitude.isFinite ? .threeDimensional : .twoDimensional,
                         coordinate: GeoCoordinate(latitude: latitude, longitude: longitude), altitude: altitude.isFinite ? altitude : nil,
-                        horizontalAccuracy: known ? ((covariance[0] + covariance[4]) / 2).squareRoot() : nil,
-                        verticalAccuracy: known && altitude.isFinite ? covariance[8].squareRoot() : nil)
+                        horizontalAccuracy: known ? deviation((covariance[0] + covariance[4]) / 2) : nil,
+                        verticalAccuracy: known && altitude.isFinite ? deviation(covariance[8]) : nil)
                 }
                 let location = channel(&topic, mcap, suffix: nil, kind: .location, frameID: frameID)
                 try append(.location(fix), channel: location, topic: mcap.topic)
@@ -262,8 +270,13 @@ public struct ROS2Import: Sendable {
                 guard let format = formats[encoding] else {
                     throw Unsupported(reason: "its image encoding '\(encoding)' has no HAL pixel format (rgb8, bgr8, mono8 and yuv422_yuy2 do)")
                 }
-                guard data.count >= step * height else {
-                    throw CDRReader.Failure(field: "data", reason: "\(data.count) bytes for \(height) rows of \(step)")
+                let bytesPerPixel = format == .grey ? 1 : format == .yuyv ? 2 : 3
+                let (needed, overflow) = step.multipliedReportingOverflow(by: height)
+                guard (1...Self.largestSide).contains(width), (1...Self.largestSide).contains(height) else {
+                    throw CDRReader.Failure(field: "width", reason: "\(width)×\(height) is not a picture size (1 to \(Self.largestSide) a side)")
+                }
+                guard step >= width * bytesPerPixel, !overflow, data.count >= needed else {
+                    throw CDRReader.Failure(field: "data", reason: "\(data.count) bytes for \(height) rows of \(step) (\(width) pixels of \(bytesPerPixel) bytes)")
                 }
                 let camera = channel(&topic, mcap, suffix: nil, kind: .camera, frameID: frameID)
                 let frame = Frame(timestamp: time, sequence: topic.frameSequence, width: width, height: height, pixelFormat: format, bytesPerRow: step, storage: .bytes(data))
@@ -273,8 +286,9 @@ public struct ROS2Import: Sendable {
                 let format = try input.string("format").lowercased()
                 let data = try input.bytes("data")
                 let pixelFormat: PixelFormat = format.contains("png") ? .png : .mjpeg
-                guard let size = pixelFormat == .png ? ImageSize.png(data) : ImageSize.jpeg(data) else {
-                    throw CDRReader.Failure(field: "data", reason: "not a \(pixelFormat == .png ? "PNG" : "JPEG") image (format '\(format)')")
+                guard let size = pixelFormat == .png ? ImageSize.png(data) : ImageSize.jpeg(data),
+                      (1...Self.largestSide).contains(size.width), (1...Self.largestSide).contains(size.height) else {
+                    throw CDRReader.Failure(field: "data", reason: "not a \(pixelFormat == .png ? "PNG" : "JPEG") image of a picture's size (format '\(format)')")
                 }
                 let camera = channel(&topic, mcap, suffix: nil, kind: .camera, frameID: frameID)
                 let frame = Frame(timestamp: time, sequence: topic.frameSequence, width: size.width, height: size.height, pixelFormat: pixelFormat, bytesPerRow: 0, storage: .bytes(data))

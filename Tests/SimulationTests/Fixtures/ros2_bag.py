@@ -5,6 +5,8 @@
                                        (rgb8, and bgra8, which the HAL has no format for), CompressedImage (the PNG
                                        given, and a JPEG header), and two topics the HAL has no kind for
     ros2_bag.py mcap-ros2 FILE         an MCAP file by `mcap-ros2-support`'s writer: 50 Imu messages
+    ros2_bag.py huge-image FILE        an MCAP file by `mcap`'s writer with one Image message, hand-serialised, whose
+                                       height and step are 2^32 - 1 (their product overflows 64 bits)
 Prints the .mcap file's path.
 """
 import math
@@ -141,10 +143,30 @@ def mcap_ros2_file(path):
     return path
 
 
+def huge_image(path):
+    import struct
+    from mcap.writer import Writer
+
+    cdr = b"\x00\x01\x00\x00" + struct.pack("<iI", 1, 0) + struct.pack("<I", 1) + b"\x00"  # stamp, frame_id ""
+    cdr += b"\x00" * 3 + struct.pack("<II", 0xFFFFFFFF, 1)  # aligned to 4: height, width
+    cdr += struct.pack("<I", 5) + b"rgb8\x00" + b"\x01"  # encoding, is_bigendian
+    cdr += b"\x00" * 2 + struct.pack("<I", 0xFFFFFFFF) + struct.pack("<I", 0)  # aligned: step, data (empty)
+    with open(path, "wb") as f:
+        writer = Writer(f)
+        writer.start(profile="ros2", library="ros2_bag.py")
+        schema = writer.register_schema("sensor_msgs/msg/Image", "ros2msg", b"")
+        channel = writer.register_channel("/cam", "cdr", schema)
+        writer.add_message(channel, log_time=1, publish_time=1, data=cdr)
+        writer.finish()
+    return path
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "rosbags":
         print(rosbags_bag(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "mcap-ros2":
         print(mcap_ros2_file(sys.argv[2]))
+    elif sys.argv[1] == "huge-image":
+        print(huge_image(sys.argv[2]))
     else:
         sys.exit(__doc__)
