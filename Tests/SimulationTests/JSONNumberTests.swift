@@ -64,6 +64,19 @@ import Testing
         for (value, back) in zip(values, read) { #expect(value.bitPattern == back.bitPattern, "\(value)") }
     }
 
+    /// More than 19 significant digits before the point, then a fraction: the fraction's run found the kept digits
+    /// full, and a negative count of digits to take trapped (found by the `trace` fuzz target in CI).
+    @Test func longIntegerPartsWithAFractionAreRead() throws {
+        let header = String(decoding: try TraceEncoder(header: Self.header).encodeHeader().dropLast(), as: UTF8.self)
+        let numbers = ["12345678901234567890.5", "123456789012345678901234.125e-3", "0.00012345678901234567890123", "99999999999999999999.99999"]
+        let trace = try decode([header, #"{"t":1,"ch":"g","v":[\#(numbers[0]),\#(numbers[1]),\#(numbers[2])]}"#, #"{"t":2,"ch":"g","v":[\#(numbers[3]),0,0]}"#])
+        guard case .motion(let first) = trace.records[0].reading, case .motion(let second) = trace.records[1].reading else {
+            Issue.record("no samples")
+            return
+        }
+        #expect([first.value.x, first.value.y, first.value.z, second.value.x] == numbers.map { Double($0)! })
+    }
+
     @Test func handWrittenNumberFormsAreAccepted() throws {
         let header = String(decoding: try TraceEncoder(header: Self.header).encodeHeader().dropLast(), as: UTF8.self)
         let trace = try decode([header, #"{"t":1,"ch":"g","v":[1E2, -0.5e-3 ,  12]}"#, #"{ "ch" : "g" , "v" : [0,0,0] , "t" : 2 }"#])

@@ -338,7 +338,8 @@ struct JSONScanner {
                 while index < run.upperBound, bytes[index] == UInt8(ascii: "0") { index &+= 1 }
                 if fractional { exponent &-= index &- run.lowerBound }
             }
-            let taken = min(19 &- digitCount, run.upperBound &- index)
+            // None once 19 are kept: an integer part of more than 19 digits leaves no room for its fraction's.
+            let taken = max(0, min(19 &- digitCount, run.upperBound &- index))
             var value = mantissa
             for position in index..<(index &+ taken) { value = value &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0")) }
             mantissa = value
