@@ -5,29 +5,12 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HAL
 
 /// A small SVG writer: elements appended as text, with attributes and text escaped.
 struct SVG {
     private(set) var body = ""
 
-    /// `text` with XML's special characters escaped, scalar by scalar (a combining mark after `<` must not hide it),
-    /// and the control characters XML 1.0 forbids dropped.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: continue
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
 
     /// A number as SVG takes it: two decimals at most (an exponent only past 1e15, where SVG's grammar takes it).
     static func number(_ value: Double) -> String {
@@ -41,9 +24,9 @@ struct SVG {
 
     mutating func element(_ name: String, _ attributes: [(String, String)], text: String? = nil) {
         body += "<\(name)"
-        for (key, value) in attributes { body += " \(key)=\"\(Self.escape(value))\"" }
+        for (key, value) in attributes { body += " \(key)=\"\(XMLText.escape(value))\"" }
         if let text {
-            body += ">\(Self.escape(text))</\(name)>\n"
+            body += ">\(XMLText.escape(text))</\(name)>\n"
         } else {
             body += "/>\n"
         }
@@ -83,7 +66,7 @@ struct SVG {
     }
 
     mutating func group(id: String, _ body: (inout SVG) -> Void) {
-        self.body += "<g id=\"\(Self.escape(id))\">\n"
+        self.body += "<g id=\"\(XMLText.escape(id))\">\n"
         body(&self)
         self.body += "</g>\n"
     }
@@ -94,7 +77,7 @@ struct SVG {
         <?xml version="1.0" encoding="UTF-8"?>
         <svg xmlns="http://www.w3.org/2000/svg" width="\(Self.number(width))" height="\(Self.number(height))" \
         viewBox="0 0 \(Self.number(width)) \(Self.number(height))" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
-        <title>\(Self.escape(title))</title>
+        <title>\(XMLText.escape(title))</title>
         <rect x="0" y="0" width="\(Self.number(width))" height="\(Self.number(height))" fill="white"/>
         \(body)</svg>
 

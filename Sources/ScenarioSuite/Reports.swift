@@ -1,4 +1,5 @@
 public import Foundation
+import HAL
 
 extension SuiteReport {
     /// The report as JUnit XML, the form CI systems render: one `testcase` per scenario (its app as the class),
@@ -9,22 +10,22 @@ extension SuiteReport {
         let failures = results.filter { $0.status == .failed }.count
         let counts = "tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(Self.time(seconds))\""
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"\(Self.escape(suiteName))\" \(counts)>\n"
-        xml += "  <testsuite name=\"\(Self.escape(suiteName))\" \(counts)>\n"
+        xml += "<testsuites name=\"\(XMLText.escape(suiteName))\" \(counts)>\n"
+        xml += "  <testsuite name=\"\(XMLText.escape(suiteName))\" \(counts)>\n"
         for result in results {
-            xml += "    <testcase name=\"\(Self.escape(result.path))\" classname=\"\(Self.escape(result.app ?? "scenario"))\""
-            xml += " file=\"\(Self.escape(result.path))\" time=\"\(Self.time(result.seconds))\">\n"
+            xml += "    <testcase name=\"\(XMLText.escape(result.path))\" classname=\"\(XMLText.escape(result.app ?? "scenario"))\""
+            xml += " file=\"\(XMLText.escape(result.path))\" time=\"\(Self.time(result.seconds))\">\n"
             for failure in result.failures {
-                let message = Self.escape(String(failure.prefix { $0 != "\n" }))
+                let message = XMLText.escape(String(failure.prefix { $0 != "\n" }))
                 switch result.status {
-                case .failed: xml += "      <failure message=\"\(message)\" type=\"failure\">\(Self.escape(failure))</failure>\n"
-                case .error: xml += "      <error message=\"\(message)\" type=\"error\">\(Self.escape(failure))</error>\n"
+                case .failed: xml += "      <failure message=\"\(message)\" type=\"failure\">\(XMLText.escape(failure))</failure>\n"
+                case .error: xml += "      <error message=\"\(message)\" type=\"error\">\(XMLText.escape(failure))</error>\n"
                 case .skipped: xml += "      <skipped message=\"\(message)\"/>\n"
                 case .passed: break
                 }
             }
             if !result.logTail.isEmpty {
-                xml += "      <system-out>\(Self.escape(result.logTail.joined(separator: "\n")))</system-out>\n"
+                xml += "      <system-out>\(XMLText.escape(result.logTail.joined(separator: "\n")))</system-out>\n"
             }
             xml += "    </testcase>\n"
         }
@@ -46,26 +47,4 @@ extension SuiteReport {
 
     private static func time(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
 
-    /// Text as XML character data or an attribute value; characters XML 1.0 cannot hold become U+FFFD.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
 }
