@@ -151,20 +151,8 @@ public final class MCAPReader {
             case .footer:
                 return
             case .chunk:
-                let chunk = try self.chunk(&input, at: offset)
-                var inner = MCAPDecoder(chunk, from: 0, to: chunk.count, base: 0, file: path, record: "Chunk")
-                while inner.remaining > 0 {
-                    let start = inner.position
-                    do {
-                        let innerOpcode = try inner.u8("opcode")
-                        let length = try inner.u64("length")
-                        let body = try inner.take(Int(clamping: length), "record")
-                        var recordInput = MCAPDecoder(chunk, from: body.lowerBound, to: body.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: innerOpcode))
-                        try state.read(innerOpcode, &recordInput, at: UInt64(start), visit)
-                    } catch let error as MCAPError {
-                        // Records in a chunk have no file offset: the chunk's, and where in its records.
-                        throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(start) of its records: \(error.reason)")
-                    }
+                try forEachRecord(inChunk: try self.chunk(&input, at: offset), at: offset) { opcode, record, start in
+                    try state.read(opcode, &record, at: UInt64(start), visit)
                 }
             default:
                 if opcode == MCAPOpcode.header.rawValue && offset != 8 || opcode != MCAPOpcode.header.rawValue && offset == 8 {
@@ -218,6 +206,25 @@ public final class MCAPReader {
                 try visit(.metadata(try input.metadata()))
             default:
                 break  // indexes, attachments and opcodes of later versions or of users: nothing to hand over
+            }
+        }
+    }
+
+    /// Each record in a chunk's decompressed `records`: its opcode, a decoder of its content, and where it starts in
+    /// the records. Records in a chunk have no file offset of their own, so an error in one (from `body`, or from the
+    /// records' framing) names the chunk's `offset` and the record's place in its records.
+    private func forEachRecord(inChunk records: [UInt8], at offset: UInt64, _ body: (UInt8, inout MCAPDecoder, Int) throws -> Void) throws {
+        var inner = MCAPDecoder(records, from: 0, to: records.count, base: 0, file: path, record: "Chunk")
+        while inner.remaining > 0 {
+            let start = inner.position
+            do {
+                let opcode = try inner.u8("opcode")
+                let length = try inner.u64("length")
+                let content = try inner.take(Int(clamping: length), "record")
+                var record = MCAPDecoder(records, from: content.lowerBound, to: content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
+                try body(opcode, &record, start)
+            } catch let error as MCAPError {
+                throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(start) of its records: \(error.reason)")
             }
         }
     }
@@ -338,24 +345,14 @@ public final class MCAPReader {
                 throw MCAPError(file: path, offset: index.chunkStartOffset, record: MCAPOpcode.name(of: opcode), "the chunk index points here, but this is not a Chunk record")
             }
             var input = decoder(content, record: "Chunk")
-            let records = try chunk(&input, at: index.chunkStartOffset)
-            var inner = MCAPDecoder(records, from: 0, to: records.count, base: 0, file: path, record: "Chunk")
-            while inner.remaining > 0 {
-                let at = inner.position
-                let innerOpcode = try inner.u8("opcode")
-                let length = try inner.u64("length")
-                let body = try inner.take(Int(clamping: length), "record")
-                guard innerOpcode == MCAPOpcode.message.rawValue else { continue }
-                var message = MCAPDecoder(records, from: body.lowerBound, to: body.upperBound, base: 0, file: path, record: "Message")
-                let decoded: MCAPMessage
-                do { decoded = try message.message() } catch {
-                    throw MCAPError(file: path, offset: index.chunkStartOffset, record: "Chunk", "the Message record at byte \(at) of its records: \(error.reason)")
+            try forEachRecord(inChunk: try chunk(&input, at: index.chunkStartOffset), at: index.chunkStartOffset) { opcode, record, _ in
+                guard opcode == MCAPOpcode.message.rawValue else { return }
+                let message = try record.message()
+                guard message.logTime >= start, message.logTime <= end else { return }
+                guard let channel = summary.channels[message.channelID] else {
+                    throw MCAPError(file: path, offset: 0, record: "Message", "a message on channel \(message.channelID), which the summary does not declare")
                 }
-                guard decoded.logTime >= start, decoded.logTime <= end else { continue }
-                guard let channel = summary.channels[decoded.channelID] else {
-                    throw MCAPError(file: path, offset: index.chunkStartOffset, record: "Chunk", "the Message record at byte \(at) of its records: a message on channel \(decoded.channelID), which the summary does not declare")
-                }
-                found.append((decoded, channel))
+                found.append((message, channel))
             }
             try deliver(found)
         }
