@@ -121,8 +121,8 @@ public struct TracePlot: Sendable {
 
     private func layout(_ trace: Trace) -> [Panel] {
         let selection = select(trace)
-        let all = selection.channels.flatMap(\.records)
-        let timeRange = (options.from ?? (all.map(\.time).min() ?? 0), options.to ?? (all.map(\.time).max() ?? 1))
+        let times = selection.channels.map { $0.records.lazy.map(\.time) }
+        let timeRange = (options.from ?? (times.compactMap { $0.min() }.min() ?? 0), options.to ?? (times.compactMap { $0.max() }.max() ?? 1))
         var panels: [Panel] = []
 
         // The route.

@@ -271,15 +271,16 @@ public struct ROS2Import: Sendable {
                     throw Unsupported(reason: "its image encoding '\(encoding)' has no HAL pixel format (rgb8, bgr8, mono8 and yuv422_yuy2 do)")
                 }
                 let bytesPerPixel = format == .grey ? 1 : format == .yuyv ? 2 : 3
-                let (needed, overflow) = step.multipliedReportingOverflow(by: height)
                 guard (1...Self.largestSide).contains(width), (1...Self.largestSide).contains(height) else {
                     throw CDRReader.Failure(field: "width", reason: "\(width)×\(height) is not a picture size (1 to \(Self.largestSide) a side)")
                 }
-                guard step >= width * bytesPerPixel, !overflow, data.count >= needed else {
-                    throw CDRReader.Failure(field: "data", reason: "\(data.count) bytes for \(height) rows of \(step) (\(width) pixels of \(bytesPerPixel) bytes)")
+                guard step >= width * bytesPerPixel else {
+                    throw CDRReader.Failure(field: "step", reason: "\(step) bytes a row is short of \(width) pixels of \(bytesPerPixel) bytes")
                 }
-                let camera = channel(&topic, mcap, suffix: nil, kind: .camera, frameID: frameID)
                 let frame = Frame(timestamp: time, sequence: topic.frameSequence, width: width, height: height, pixelFormat: format, bytesPerRow: step, storage: .bytes(data))
+                // The rows' bytes (with the product's overflow) are checked as every in-memory frame's are.
+                if let damage = frame.damage { throw CDRReader.Failure(field: "data", reason: damage) }
+                let camera = channel(&topic, mcap, suffix: nil, kind: .camera, frameID: frameID)
                 topic.frameSequence += 1
                 try append(.frame(frame), channel: camera, topic: mcap.topic)
             case "sensor_msgs/msg/CompressedImage":
