@@ -155,7 +155,7 @@ let package = Package(
             name: "HALCommandLine",
             dependencies: [
                 "HAL", "TraceFormat", "Replay", "Synthesis", "Interchange", "Motion", "Sensors", "InputEvents", "Audio",
-                "AppCore", "Session", "ScenarioSuite", "Camera", "SystemSupport", "Plotting",
+                "AppCore", "Session", "ScenarioSuite", "Camera", "SystemSupport", "Plotting", "MCAP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6

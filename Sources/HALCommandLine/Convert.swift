@@ -1,31 +1,49 @@
 import ArgumentParser
 import HAL
+import MCAP
 import TraceFormat
 
-/// `hal convert IN OUT`: a trace from another container, as JSON Lines.
+/// `hal convert IN OUT`: a trace from one container to the other, or a ROS 2 recording into a trace.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert a trace to JSON Lines: a ROS 2 recording in MCAP, or a JSON Lines trace (rewritten canonically).",
+        abstract: "Convert a trace between JSON Lines and MCAP, or a ROS 2 recording (MCAP) into a trace.",
         discussion: """
-            A ROS 2 recording's sensor_msgs topics (Imu, MagneticField, NavSatFix, Image, CompressedImage) become \
-            channels; other topics are listed and skipped. Image frames go into OUT's frames folder (OUT.frames/). \
-            docs/interop.md has the mapping, with units and frames.
+            JSON Lines → MCAP → JSON Lines gives the same bytes, and the same frame files. In MCAP, locations, images, \
+            attitude and app events are in Foxglove's schemas (protobuf) and the other kinds in the HAL's own; \
+            docs/mcap.md shows how to open the file in Foxglove. A ROS 2 recording's sensor_msgs topics (Imu, \
+            MagneticField, NavSatFix, Image, CompressedImage) become channels; other topics are listed and skipped. \
+            Frames held in memory go into OUT's frames folder (OUT.frames/). docs/interop.md has the mappings.
             """)
 
-    @Argument(help: "The trace to read: .jsonl, or .mcap holding a ROS 2 recording.")
+    @Argument(help: "The trace to read: .jsonl, or .mcap (a HAL trace or a ROS 2 recording).")
     var input: String
 
-    @Argument(help: "The JSON Lines trace to write (.jsonl).")
+    @Argument(help: "The trace to write: .jsonl or .mcap.")
     var output: String
 
+    @Option(help: "MCAP chunk compression: zstd, lz4 or none.")
+    var compression: String = "zstd"
+
+    @Flag(help: "No progress line.")
+    var quiet = false
+
     func validate() throws {
-        guard output.hasSuffix(".jsonl") else { throw ValidationError("OUT must be a .jsonl file") }
+        guard output.hasSuffix(".jsonl") || output.hasSuffix(".mcap") else { throw ValidationError("OUT must be a .jsonl or .mcap file") }
         guard output != input else { throw ValidationError("IN and OUT are the same file") }
+        guard MCAPCompression(rawValue: compression) != nil else { throw ValidationError("--compression takes zstd, lz4 or none") }
     }
 
     func run() throws {
-        let trace = try Trace.load(path: input)
-        try write(trace, to: output)
+        let progress = quiet ? nil : Progress(label: "converting")
+        let (trace, framePaths) = try TraceConversion.read(input)
+        let sink: any TraceSink = TraceFiles.isMCAP(name: output)
+            ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered,
+                                  compression: MCAPCompression(rawValue: compression)!, frameFolderOf: input)
+            : try TraceWriter(path: output, header: trace.header, durability: .buffered)
+        try TraceConversion.write(trace, framePaths: framePaths, to: sink) { done in
+            progress?.update(done: done, of: trace.records.count)
+        }
+        progress?.finish()
         printError("\(output): \(trace.records.count) records on \(trace.header.channels.count) channels")
         if let skipped = trace.header.metadata["ros2.skipped"] {
             printError("skipped (no HAL kind): \(skipped)")

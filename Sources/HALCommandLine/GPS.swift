@@ -212,9 +212,7 @@ extension GPSCommand {
     }
 }
 
-/// Writes a whole trace to a file.
+/// Writes a whole trace to a file: MCAP for a `.mcap` name, JSON Lines otherwise.
 func write(_ trace: Trace, to path: String) throws {
-    let writer = try TraceWriter(path: path, header: trace.header, durability: .buffered)
-    for record in trace.records { try writer.write(record) }
-    try writer.close()
+    try TraceConversion.write(trace, to: TraceFiles.makeWriter(path: path, header: trace.header, durability: .buffered))
 }

@@ -10,7 +10,7 @@ struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record devices into a trace, one channel per device, until they end, --duration passes, or Ctrl-C.")
 
-    @Option(name: [.short, .long], help: "The trace file to write.")
+    @Option(name: [.short, .long], help: "The trace file to write: .jsonl, or .mcap for MCAP (docs/mcap.md).")
     var out: String
 
     @Option(help: "Stop after this many seconds.")

@@ -43,14 +43,15 @@ struct Replay: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let trace = try Trace.load(path: trace)
+        // An MCAP trace is read from the offset on through its chunk index; the replay then starts at its first record.
+        let trace = offset > 0 ? try Trace.load(path: trace, from: .nanoseconds(Int64(offset * 1e9))) : try Trace.load(path: trace)
         if let truncation = trace.truncation { printError("warning: \(truncation)") }
         if jsonl, trace.records.contains(where: { if case .frame(let frame) = $0.reading, case .bytes = frame.storage { true } else { false } }) {
             // JSON Lines name a frame's file; a ROS 2 recording's images are in memory until converted.
             throw ValidationError("\(self.trace)'s frames are in memory, not in files: `hal convert` it to JSON Lines first, which saves them beside the trace")
         }
         var options = ReplayOptions(
-            startOffset: .nanoseconds(Int64(offset * 1e9)), loops: loop == 0 ? nil : loop,
+            startOffset: .zero, loops: loop == 0 ? nil : loop,
             channels: channels.map(Set.init), faults: try faults.map { try FaultPlan.load(path: $0) })
         if realtime { options.pacing = .realtime } else if let rate { options.pacing = .rate(rate) }
         let replay = try TraceReplay(trace: trace, options: options)

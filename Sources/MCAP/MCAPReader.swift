@@ -126,11 +126,34 @@ public final class MCAPReader {
         }
     }
 
+    /// The Header record's profile (such as `ros2`) and library, reading only the file's first bytes.
+    public func header() throws(MCAPError) -> (profile: String, library: String) {
+        try checkMagic()
+        let (opcode, content, _) = try record(at: 8, limit: size)
+        guard opcode == MCAPOpcode.header.rawValue else {
+            throw MCAPError(file: path, offset: 8, record: MCAPOpcode.name(of: opcode), "the first record must be the Header")
+        }
+        var input = decoder(content, record: "Header")
+        let profile = try input.string("profile")
+        return (profile, try input.string("library"))
+    }
+
     // MARK: The linear scan
 
     /// Reads every record in file order, handing each to `visit` before reading the next, up to the Data End
     /// record (or a Footer, or the end of a file that has neither: an error, after the records before it).
     public func scan(_ visit: (Record) throws -> Void) throws {
+        try scan(visit, messages: nil)
+    }
+
+    /// ``scan(_:)``, with each message handed to `message` as its fields and its data borrowed from the reader's
+    /// buffer (valid during the call only), instead of as a ``Record/message(_:_:)`` with a copy of its data. This is
+    /// the fast path: no allocation per message.
+    public func scan(_ visit: (Record) throws -> Void, messages: (MCAPMessageView) throws -> Void) throws {
+        try withoutActuallyEscaping(messages) { messages in try scan(visit, messages: Optional(messages)) }
+    }
+
+    private func scan(_ visit: (Record) throws -> Void, messages: ((MCAPMessageView) throws -> Void)?) throws {
         readAhead = true
         defer { readAhead = false }
         try checkMagic()
@@ -151,14 +174,25 @@ public final class MCAPReader {
             case .footer:
                 return
             case .chunk:
-                try forEachRecord(inChunk: try self.chunk(&input, at: offset), at: offset) { opcode, record, start in
-                    try state.read(opcode, &record, at: UInt64(start), visit)
+                let records = try self.chunk(&input, at: offset)
+                if let messages {
+                    try forEachMessage(inChunk: records, at: offset, &state, visit, messages)
+                } else {
+                    try forEachRecord(inChunk: records, at: offset) { opcode, record, start in
+                        try state.read(opcode, &record, at: UInt64(start), visit)
+                    }
                 }
             default:
                 if opcode == MCAPOpcode.header.rawValue && offset != 8 || opcode != MCAPOpcode.header.rawValue && offset == 8 {
                     throw MCAPError(file: path, offset: offset, record: name, "the first record must be the Header, and only the first")
                 }
-                try state.read(opcode, &input, at: offset, visit)
+                if let messages, opcode == MCAPOpcode.message.rawValue {
+                    try window.bytes.withUnsafeBytes { raw in
+                        try messages(try state.view(raw, content, chunk: nil, at: offset, file: path))
+                    }
+                } else {
+                    try state.read(opcode, &input, at: offset, visit)
+                }
             }
             crc = crc32(window.bytes[(content.lowerBound - 9)..<content.upperBound], continuing: crc)
             offset = next
@@ -168,7 +202,32 @@ public final class MCAPReader {
     /// The schemas and channels declared so far in a scan.
     private struct ScanState {
         var schemas: [UInt16: MCAPSchema] = [:]
-        var channels: [UInt16: MCAPChannel] = [:]
+        var channels: [UInt16: MCAPChannel] = [:] {
+            didSet { for id in channels.keys { declared[Int(id) >> 6] |= 1 << (UInt64(id) & 63) } }
+        }
+        /// A bit per channel id: whether it is declared, for the fast path's check.
+        private var declared = [UInt64](repeating: 0, count: 1024)
+
+        /// The message whose content is `content` in `raw`, checked: its fields, and that its channel is declared.
+        /// `chunk` is the record's place in its chunk's records, with `offset` the chunk's.
+        func view(_ raw: UnsafeRawBufferPointer, _ content: Range<Int>, chunk: Int?, at offset: UInt64, file: String) throws(MCAPError) -> MCAPMessageView {
+            func fail(_ reason: String) -> MCAPError {
+                MCAPError(file: file, offset: offset, record: chunk == nil ? "Message" : "Chunk", chunk.map { "the Message record at byte \($0) of its records: \(reason)" } ?? reason)
+            }
+            guard content.count >= 22 else { throw fail("a message needs 22 bytes before its data, and has \(content.count)") }
+            let at = content.lowerBound
+            let channelID = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt16.self))
+            guard declared[Int(channelID) >> 6] & (1 << (UInt64(channelID) & 63)) != 0 else {
+                throw fail("a message on channel \(channelID), which no Channel record declares")
+            }
+            return MCAPMessageView(
+                channelID: channelID,
+                sequence: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 2, as: UInt32.self)),
+                logTime: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 6, as: UInt64.self)),
+                publishTime: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 14, as: UInt64.self)),
+                data: UnsafeRawBufferPointer(rebasing: raw[(at + 22)..<content.upperBound]),
+                recordOffset: offset, offsetInChunk: chunk)
+        }
 
         mutating func read(_ opcode: UInt8, _ input: inout MCAPDecoder, at offset: UInt64, _ visit: (Record) throws -> Void) throws {
             func fail(_ reason: String) -> MCAPError { MCAPError(file: input.file, offset: offset, record: input.record, reason) }
@@ -225,6 +284,38 @@ public final class MCAPReader {
                 try body(opcode, &record, start)
             } catch let error as MCAPError {
                 throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(start) of its records: \(error.reason)")
+            }
+        }
+    }
+
+    /// ``forEachRecord(inChunk:at:_:)`` for the fast scan: messages go to `messages` as views, with no decoder or
+    /// copy made for them; the other records go through `state` as the scan reads them.
+    private func forEachMessage(
+        inChunk records: [UInt8], at offset: UInt64, _ state: inout ScanState, _ visit: (Record) throws -> Void,
+        _ messages: (MCAPMessageView) throws -> Void
+    ) throws {
+        try records.withUnsafeBytes { raw in
+            var at = 0
+            while at < raw.count {
+                func fail(_ reason: String) -> MCAPError {
+                    MCAPError(file: path, offset: offset, record: "Chunk", "the record at byte \(at) of its records: \(reason)")
+                }
+                guard raw.count - at >= 9 else { throw fail("a record needs 9 bytes of opcode and length, and \(raw.count - at) are left") }
+                let opcode = raw[at]
+                let length = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 1, as: UInt64.self))
+                guard length <= UInt64(raw.count - at - 9) else { throw fail("its length is \(length) bytes but \(raw.count - at - 9) are left") }
+                let content = (at + 9)..<(at + 9 + Int(length))
+                if opcode == MCAPOpcode.message.rawValue {
+                    try messages(try state.view(raw, content, chunk: at, at: offset, file: path))
+                } else {
+                    var record = MCAPDecoder(records, from: content.lowerBound, to: content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
+                    do {
+                        try state.read(opcode, &record, at: UInt64(at), visit)
+                    } catch let error as MCAPError {
+                        throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(at) of its records: \(error.reason)")
+                    }
+                }
+                at = content.upperBound
             }
         }
     }

@@ -112,6 +112,44 @@ public struct MCAPMessage: Sendable, Hashable {
     }
 }
 
+/// A message read by ``MCAPReader/scan(_:messages:)``: its fields, and its data borrowed from the reader's buffer,
+/// valid only during the call that hands it over.
+public struct MCAPMessageView {
+    /// The channel.
+    public var channelID: UInt16
+    /// The channel's sequence number.
+    public var sequence: UInt32
+    /// When the message was logged, in nanoseconds.
+    public var logTime: UInt64
+    /// When the message was published, in nanoseconds.
+    public var publishTime: UInt64
+    /// The message's data: do not keep it past the call.
+    public var data: UnsafeRawBufferPointer
+    /// The file offset of the message's record, or of the Chunk record it is in, for errors.
+    public var recordOffset: UInt64
+    /// For a message in a chunk, where its record starts in the chunk's decompressed records.
+    public var offsetInChunk: Int?
+
+    /// A view of a message's fields and data.
+    public init(
+        channelID: UInt16, sequence: UInt32, logTime: UInt64, publishTime: UInt64, data: UnsafeRawBufferPointer,
+        recordOffset: UInt64, offsetInChunk: Int?
+    ) {
+        self.channelID = channelID
+        self.sequence = sequence
+        self.logTime = logTime
+        self.publishTime = publishTime
+        self.data = data
+        self.recordOffset = recordOffset
+        self.offsetInChunk = offsetInChunk
+    }
+
+    /// Where the message is, for errors: `byte N` or `byte N (a chunk), its records' byte M`.
+    public var place: String {
+        offsetInChunk.map { "byte \(recordOffset) (a chunk), byte \($0) of its records" } ?? "byte \(recordOffset)"
+    }
+}
+
 /// A named map of strings, stored in the file.
 public struct MCAPMetadata: Sendable, Hashable {
     /// The metadata's name.

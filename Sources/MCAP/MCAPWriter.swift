@@ -141,6 +141,16 @@ public final class MCAPWriter {
         if chunk.bytes.count >= options.chunkSize { try closeChunk() }
     }
 
+    /// Closes the open chunk and writes everything so far to the file, so that a reader of the file, or of what is
+    /// left of it after a crash, finds every message added until now.
+    public func flushChunk() throws(MCAPError) {
+        try closeChunk()
+        try flush()
+    }
+
+    /// The log time of the open chunk's first message, or nil when no chunk is open.
+    public var openChunkStart: UInt64? { chunk.bytes.isEmpty ? nil : chunkStart }
+
     /// Closes the open chunk, writes the summary and the footer, and closes the file.
     public func finish() throws(MCAPError) {
         guard !finished else { return }

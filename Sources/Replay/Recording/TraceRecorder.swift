@@ -58,15 +58,16 @@ public struct RecordingSummary: Sendable {
     public var interruptions: [RecordingInterruption]
 }
 
-/// Records HAL devices into a trace file, one channel per device.
+/// Records HAL devices into a trace file, one channel per device: JSON Lines, or MCAP for a `.mcap` path
+/// (``TraceFiles/makeWriter(path:header:durability:)``).
 ///
-/// Each record is written as soon as it arrives, in arrival order, with one `write`
-/// per record, so a recording cut off by a crash or Ctrl-C is readable up to its last
-/// whole record. A device that fails ends its channel; the others go on, and the
+/// Each record is written as soon as it arrives, in arrival order. In JSON Lines each is one `write`, so a
+/// recording cut off by a crash or Ctrl-C is readable up to its last whole record; MCAP writes a chunk at least
+/// every second of log time, so such a recording loses at most its last second. A device that fails ends its channel; the others go on, and the
 /// summary reports the failure. With a ``ReconnectPolicy``, a device that goes away is
 /// opened again until it is back, and its channel goes on in the same file.
 public final class TraceRecorder: Sendable {
-    private let writer: Locked<TraceWriter>
+    private let writer: Locked<any TraceSink>
     private let sources: [RecordingSource]
     private let liveCounts: Locked<[Int]>
     private let failures = Locked<[(channel: String, error: any Error)]>([])
@@ -83,7 +84,7 @@ public final class TraceRecorder: Sendable {
         onInterruption: @escaping @Sendable (RecordingInterruption) -> Void = { _ in }
     ) throws(TraceError) {
         let header = TraceHeader(channels: sources.map(\.channel), metadata: metadata)
-        writer = Locked(try TraceWriter(path: path, header: header, durability: .everyRecord))
+        writer = Locked(try TraceFiles.makeWriter(path: path, header: header, durability: .everyRecord))
         self.sources = sources
         self.reconnect = reconnect
         self.onInterruption = onInterruption

@@ -12,14 +12,22 @@ enum MCAPFiles {
         return count == 8 && magic == mcapMagic
     }
 
-    /// The trace an MCAP file holds: a ROS 2 recording's sensor topics.
-    static func load(path: String) throws(TraceError) -> Trace {
-        let reader: MCAPReader
-        do { reader = try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
+    /// A reader of the MCAP file at `path`.
+    static func open(_ path: String) throws(TraceError) -> MCAPReader {
+        do { return try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
+    }
+
+    /// The trace an MCAP file holds: a HAL trace (``MCAPTraceFile``), or a ROS 2 recording's sensor topics
+    /// (``ROS2Import``). With `offset`, a HAL trace's records from `offset` after its first, read through its index.
+    static func load(path: String, from offset: Duration? = nil) throws(TraceError) -> Trace {
+        let reader = try open(path)
+        if MCAPTraceFile.isTrace(reader) { return try MCAPTraceFile.load(path: path, from: offset).trace }
         guard ROS2Import.isROS2(reader) else {
             throw TraceError(.badHeader, file: path, line: 0,
-                "an MCAP file, but not a ROS 2 recording (no 'ros2' profile and no cdr channels): the HAL reads ROS 2 recordings from MCAP")
+                "an MCAP file, but neither a HAL trace (profile 'hal') nor a ROS 2 recording (profile 'ros2', or cdr channels)")
         }
-        return try ROS2Import.load(path: path).trace
+        var trace = try ROS2Import.load(path: path).trace
+        if let offset { trace.dropRecords(before: offset) }
+        return trace
     }
 }

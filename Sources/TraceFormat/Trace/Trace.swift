@@ -18,13 +18,31 @@ public struct Trace: Sendable, Hashable {
         self.path = path
     }
 
-    /// Reads a whole trace file: JSON Lines, or an MCAP file holding a ROS 2 recording (``ROS2Import``).
+    /// Reads a whole trace file: JSON Lines, or MCAP holding a HAL trace (``MCAPTraceFile``) or a ROS 2 recording
+    /// (``ROS2Import``), told apart by the file's first bytes.
     public static func load(path: String) throws(TraceError) -> Trace {
         if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path) }
         let reader = try TraceReader(path: path)
         var trace = Trace(header: reader.header, records: try reader.readAll(), path: path)
         trace.truncation = reader.truncation
         return trace
+    }
+
+    /// Reads a trace's records from `offset` after its first record on, for a replay that starts there. An MCAP
+    /// trace is read through its chunk index, so only the chunks from there on are read; a JSON Lines trace is read
+    /// whole and the earlier records left out.
+    public static func load(path: String, from offset: Duration) throws(TraceError) -> Trace {
+        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path, from: offset) }
+        var trace = try load(path: path)
+        trace.dropRecords(before: offset)
+        return trace
+    }
+
+    /// Leaves out the records earlier than `offset` after the first.
+    mutating func dropRecords(before offset: Duration) {
+        guard let start else { return }
+        let from = start.advanced(by: offset)
+        records.removeAll { $0.timestamp < from }
     }
 
     /// Reads a whole trace from bytes.

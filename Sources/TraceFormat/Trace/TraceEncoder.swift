@@ -268,7 +268,11 @@ public struct TraceEncoder: Sendable {
         out.string(event.name)
         guard !event.attributes.isEmpty else { return }
         out.key("data")
-        try out.sortedObject(event.attributes) { (out, key, value) throws(TraceError) in
+        try attributes(event.attributes, &out)
+    }
+
+    private func attributes(_ attributes: [String: AppEventValue], _ out: inout JSONOutput) throws(TraceError) {
+        try out.sortedObject(attributes) { (out, key, value) throws(TraceError) in
             switch value {
             case .string(let text): out.string(text)
             case .int(let number): out.int(number)
@@ -276,6 +280,14 @@ public struct TraceEncoder: Sendable {
             case .bool(let flag): out.bool(flag)
             }
         }
+    }
+
+    /// An app event's attributes as the `data` object of its line, or "" when it has none.
+    func attributes(_ attributes: [String: AppEventValue]) throws(TraceError) -> String {
+        guard !attributes.isEmpty else { return "" }
+        var out = JSONOutput()
+        try self.attributes(attributes, &out)
+        return String(decoding: out.bytes, as: UTF8.self)
     }
 
     private func number(_ out: inout JSONOutput, _ value: Double, field: @autoclosure () -> String) throws(TraceError) {

@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// Rules for file paths inside a trace, such as frame images.
 public enum TracePath {
     /// Whether `path` is relative and stays inside the trace's folder once `.` and `..` are resolved.
@@ -28,6 +30,18 @@ public enum TracePath {
     /// Resolves a path from a trace against the trace's folder.
     public static func resolve(_ path: String, inTraceAt tracePath: String) -> String {
         path.hasPrefix("/") ? path : folder(ofTraceAt: tracePath) + "/" + path
+    }
+
+    /// The bytes of the file at `path`, such as a frame's image.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        let descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+        return try descriptor.closeAfter {
+            let size = Int(try descriptor.seek(offset: 0, from: .end))
+            var bytes = [UInt8](repeating: 0, count: size)
+            let got = try bytes.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }
+            guard got == size else { throw Errno.ioError }
+            return bytes
+        }
     }
 
     /// What a file that is not a trace looks like by its name, and the command that takes it; `nil` when its name

@@ -67,6 +67,19 @@ public final class TraceWriter {
     /// Refuses a record on an unknown channel, of the wrong kind for its channel, with a
     /// non-finite number, or earlier than the channel's previous record.
     public func write(_ record: TraceRecord) throws(TraceError) {
+        try write(record, frameName: nil)
+    }
+
+    /// Writes a record whose frame is in memory, saving its pixels as `name` (relative to the trace's folder, inside
+    /// it) instead of in the frames folder: what a conversion does to keep a trace's frame files as they were.
+    public func write(_ record: TraceRecord, savingFrameAs name: String) throws(TraceError) {
+        guard TracePath.staysInsideTraceFolder(name) else {
+            throw TraceError(.pathOutsideTrace, file: path, line: lineNumber + 1, field: "file", "'\(name)' leaves the trace's folder")
+        }
+        try write(record, frameName: name)
+    }
+
+    private func write(_ record: TraceRecord, frameName: String?) throws(TraceError) {
         guard descriptor != nil else { throw TraceError(.io, file: path, line: lineNumber + 1, "the writer is closed") }
         var record = record
         guard header.channels.indices.contains(record.channel) else {
@@ -79,7 +92,8 @@ public final class TraceWriter {
                 "\(nanoseconds) is earlier than \(lastTimestamps[record.channel]) in channel '\(header.channels[record.channel].id)'")
         }
         if case .frame(var frame) = record.reading, case .bytes(let pixels) = frame.storage {
-            frame.storage = .file(path: try saveFrame(pixels, frame, channel: header.channels[record.channel].id))
+            let name = frameName ?? "\(frameFolder)/\(header.channels[record.channel].id)-\(frame.sequence).\(Self.frameSuffix(frame.pixelFormat))"
+            frame.storage = .file(path: try saveFrame(pixels, as: name))
             record.reading = .frame(frame)
         }
         let mark = pending.count
@@ -137,20 +151,28 @@ public final class TraceWriter {
         return stem + ".frames"
     }
 
-    private func saveFrame(_ pixels: [UInt8], _ frame: Frame, channel: String) throws(TraceError) -> String {
-        let folder = TracePath.resolve(frameFolder, inTraceAt: path)
-        let suffix = switch frame.pixelFormat {
+    private static func frameSuffix(_ format: PixelFormat) -> String {
+        switch format {
         case .mjpeg: "jpg"
         case .png: "png"
         default: "raw"
         }
-        let relative = "\(frameFolder)/\(channel)-\(frame.sequence).\(suffix)"
+    }
+
+    /// Saves a frame's pixels as `relative` to the trace's folder, making the folder that holds it.
+    private func saveFrame(_ pixels: [UInt8], as relative: String) throws(TraceError) -> String {
+        let file = TracePath.resolve(relative, inTraceAt: path)
         do {
-            if mkdir(folder, 0o755) != 0 && errno != EEXIST { throw Errno(rawValue: errno) }
-            let file = try FileDescriptor.open(
-                FilePath(TracePath.resolve(relative, inTraceAt: path)), .writeOnly,
+            // The folders the name has, each made if it is not there (a JSON Lines trace's frames folder).
+            var folder = TracePath.folder(ofTraceAt: path)
+            for component in relative.split(separator: "/").dropLast() {
+                folder += "/" + component
+                if mkdir(folder, 0o755) != 0 && errno != EEXIST { throw Errno(rawValue: errno) }
+            }
+            let descriptor = try FileDescriptor.open(
+                FilePath(file), .writeOnly,
                 options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead, .otherRead])
-            try file.closeAfter { _ = try pixels.withUnsafeBytes { try file.writeAll($0) } }
+            try descriptor.closeAfter { _ = try pixels.withUnsafeBytes { try descriptor.writeAll($0) } }
         } catch {
             throw TraceError(.io, file: path, line: lineNumber + 1, field: "file", "cannot save frame to \(relative): \(error)")
         }

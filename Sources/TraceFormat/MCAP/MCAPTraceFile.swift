@@ -1,0 +1,183 @@
+import HAL
+public import MCAP
+
+/// A trace read from an MCAP file that ``MCAPTraceWriter`` (or `hal record`, or `hal convert`) wrote.
+///
+/// The header comes from the file's Metadata records and its channels' metadata; each message becomes the record
+/// it was, with the same values to the bit. A file cut short (a recording that crashed) has no summary: it is read
+/// by a scan, and the records before the damage are kept, with the damage in ``Trace/truncation``. A message that
+/// does not decode stops the read the same way; its error names the file, the byte offset and the field.
+public struct MCAPTraceFile: Sendable {
+    /// The trace. Frames are in memory (``HAL/FrameStorage/bytes(_:)``).
+    public var trace: Trace
+    /// For the frames that a JSON Lines trace kept in files, each file's name by the record's index, so that
+    /// converting back to JSON Lines writes the same files and the same lines.
+    public var framePaths: [Int: String]
+    /// How many bytes of the file were read.
+    public var bytesRead: UInt64
+
+    /// Whether `reader`'s file is a trace: its Header's profile is `hal`.
+    public static func isTrace(_ reader: MCAPReader) -> Bool {
+        (try? reader.header().profile) == TraceSchemas.profile
+    }
+
+    /// Reads the trace in the file at `path`. With `offset`, only the records from `offset` after the trace's first
+    /// record are read, through the file's chunk index, so that only the chunks from there on are read.
+    public static func load(path: String, from offset: Duration? = nil) throws(TraceError) -> MCAPTraceFile {
+        let reader: MCAPReader
+        do { reader = try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
+        return try load(reader, from: offset)
+    }
+
+    /// Reads a trace from an MCAP file's bytes; `file` names it in errors.
+    public static func decode(_ bytes: [UInt8], file: String = "<memory>") throws(TraceError) -> MCAPTraceFile {
+        try load(MCAPReader(bytes: bytes, name: file), from: nil)
+    }
+
+    /// Hands each record of the file at `path` to `visit` in file order, without keeping them: the fast path, for
+    /// a consumer that streams. Damage stops the read with its error after the records before it.
+    public static func forEachRecord(path: String, _ visit: (TraceRecord) throws -> Void) throws {
+        let reader: MCAPReader
+        do { reader = try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
+        var (_, _, decoder) = try header(of: reader)
+        do {
+            try reader.scan({ (record: MCAPReader.Record) throws in try decoder.declare(record) },
+                            messages: { (message: MCAPMessageView) throws in try visit(try decoder.decode(message).record) })
+        } catch let error as MCAPError {
+            throw TraceError(.badContainer, file: path, line: 0, "byte \(error.offset): \(error.record) record: \(error.reason)")
+        }
+    }
+
+    private static func load(_ reader: MCAPReader, from offset: Duration?) throws(TraceError) -> MCAPTraceFile {
+        let path = reader.path
+        let (header, summary, declared) = try header(of: reader)
+        var decoder = declared
+        var records: [TraceRecord] = []
+        var framePaths: [Int: String] = [:]
+        var truncation: TraceError?
+        func keep(_ decoded: (record: TraceRecord, framePath: String?)) {
+            if let framePath = decoded.framePath { framePaths[records.count] = framePath }
+            records.append(decoded.record)
+        }
+        do {
+            if let offset, let summary, !summary.chunkIndexes.isEmpty {
+                let start = summary.statistics.map { $0.messageStartTime } ?? summary.chunkIndexes.map(\.messageStartTime).min() ?? 0
+                let from = UInt64(clamping: Int64(clamping: start) &+ max(0, offset.wholeNanoseconds))
+                try reader.messages(from: from) { message, _ in
+                    try message.data.withUnsafeBytes { data in
+                        keep(try decoder.decode(MCAPMessageView(
+                            channelID: message.channelID, sequence: message.sequence, logTime: message.logTime,
+                            publishTime: message.publishTime, data: data, recordOffset: 0, offsetInChunk: nil)))
+                    }
+                }
+            } else {
+                try reader.scan({ (record: MCAPReader.Record) throws in try decoder.declare(record) },
+                                messages: { (message: MCAPMessageView) throws in keep(try decoder.decode(message)) })
+                if summary == nil {
+                    truncation = TraceError(.truncated, file: path, line: 0, "the file has no summary (a recording cut short?): the \(records.count) records before its end were read")
+                }
+            }
+        } catch let error as MCAPError {
+            truncation = TraceError(.badContainer, file: path, line: 0, "byte \(error.offset): \(error.record) record: \(error.reason)")
+        } catch let error as TraceError {
+            truncation = error
+        } catch {
+            truncation = TraceError(.io, file: path, line: 0, "\(error)")
+        }
+        if let offset {
+            // Without a chunk index the whole file was read; the records before the offset are left out all the same.
+            if summary?.chunkIndexes.isEmpty ?? true, let first = records.lazy.map(\.timestamp).min() {
+                let from = first.advanced(by: offset)
+                var kept: [TraceRecord] = []
+                var keptPaths: [Int: String] = [:]
+                for (index, record) in records.enumerated() where record.timestamp >= from {
+                    if let path = framePaths[index] { keptPaths[kept.count] = path }
+                    kept.append(record)
+                }
+                records = kept
+                framePaths = keptPaths
+            }
+        }
+        var trace = Trace(header: header, records: records, path: path)
+        trace.truncation = truncation
+        return MCAPTraceFile(trace: trace, framePaths: framePaths, bytesRead: reader.bytesRead)
+    }
+
+    /// The trace header: from the summary's channels when the file has one, else from a scan of the declarations.
+    /// The trace header, the summary when the file has one, and a decoder that knows every schema and channel
+    /// declared, each checked against its trace channel's kind.
+    private static func header(of reader: MCAPReader) throws(TraceError) -> (TraceHeader, MCAPSummary?, MCAPTraceDecoder) {
+        let path = reader.path
+        func containerError(_ error: MCAPError) -> TraceError {
+            TraceError(.badContainer, file: path, line: 0, "byte \(error.offset): \(error.record) record: \(error.reason)")
+        }
+        let summary: MCAPSummary?
+        do { summary = try reader.summary() } catch { summary = nil }
+        var channels: [MCAPChannel] = []
+        var schemas: [MCAPSchema] = summary.map { Array($0.schemas.values) } ?? []
+        var metadata: [MCAPMetadata] = []
+        var profile: String?
+        do {
+            profile = try reader.header().profile
+            if let summary {
+                channels = Array(summary.channels.values)
+                metadata = try reader.metadata()
+            } else {
+                try reader.scan { record in
+                    switch record {
+                    case .header(let name, _): profile = name
+                    case .channel(let channel): channels.append(channel)
+                    case .schema(let schema): schemas.append(schema)
+                    case .metadata(let value): metadata.append(value)
+                    default: break
+                    }
+                }
+            }
+        } catch let error as MCAPError {
+            // A cut file: the declarations before the damage are what there is.
+            guard profile != nil else { throw containerError(error) }
+        } catch {
+            throw TraceError(.io, file: path, line: 0, "\(error)")
+        }
+        guard profile == TraceSchemas.profile else {
+            throw TraceError(.badHeader, file: path, line: 0, "an MCAP file, but its profile is '\(profile ?? "")', not '\(TraceSchemas.profile)' (a HAL trace)")
+        }
+        guard let marker = metadata.first(where: { $0.name == TraceSchemas.traceMetadata }) else {
+            throw TraceError(.badHeader, file: path, line: 0, field: TraceSchemas.traceMetadata, "no '\(TraceSchemas.traceMetadata)' Metadata record, which names the trace format's version")
+        }
+        guard marker.values["format"] == TraceHeader.formatName, let version = marker.values["version"].flatMap(Int.init),
+              (1...TraceHeader.currentVersion).contains(version) else {
+            throw TraceError(.badHeader, file: path, line: 0, field: TraceSchemas.traceMetadata, "format '\(marker.values["format"] ?? "")' version '\(marker.values["version"] ?? "")': this package reads \(TraceHeader.formatName) versions 1...\(TraceHeader.currentVersion)")
+        }
+        var byIndex: [Int: TraceChannel] = [:]
+        for channel in channels.sorted(by: { $0.id < $1.id }) {
+            do {
+                let (index, traceChannel) = try MCAPChannelFields.channel(topic: channel.topic, channel.metadata)
+                if let known = byIndex[index], known != traceChannel {
+                    throw MCAPChannelFields.FieldProblem(field: "index", "channel \(index) is declared twice, differently ('\(known.id)' and '\(traceChannel.id)')")
+                }
+                byIndex[index] = traceChannel
+            } catch let error as MCAPChannelFields.FieldProblem {
+                throw TraceError(.badHeader, file: path, line: 0, field: "channel \(channel.id) (\(channel.topic)).\(error.field)", error.message)
+            } catch {
+                throw TraceError(.badHeader, file: path, line: 0, "\(error)")
+            }
+        }
+        guard byIndex.keys.sorted() == Array(0..<byIndex.count) else {
+            throw TraceError(.badHeader, file: path, line: 0, field: "index", "the channels' places in the header are \(byIndex.keys.sorted()), not 0...\(byIndex.count - 1)")
+        }
+        var header = TraceHeader(channels: (0..<byIndex.count).map { byIndex[$0]! }, metadata: metadata.first { $0.name == TraceSchemas.headerMetadata }?.values ?? [:])
+        header.version = version
+        // The JSON Lines header's rules, in one place: write the header as its line and read that back.
+        do {
+            let line = try TraceEncoder(header: header).encodeHeader()
+            header = try line.dropLast().withUnsafeBufferPointer { bytes throws(TraceError) in try TraceDecoder.decodeHeader(bytes) }
+        } catch {
+            throw TraceError(error.kind, file: path, line: 0, field: error.field, "the header its channels and metadata give: \(error.message)")
+        }
+        var decoder = MCAPTraceDecoder(header: header, file: path)
+        for schema in schemas { decoder.declare(schema) }
+        for channel in channels { try decoder.declare(channel) }
+        return (header, summary, decoder)
+    }
+}

@@ -1,0 +1,155 @@
+import HAL
+public import MCAP
+
+/// Writes a trace as an MCAP file, in schemas Foxglove reads (`docs/trace-format.md`): the same records a
+/// ``TraceWriter`` takes, refused by the same rules, kept exactly.
+///
+/// Each trace channel becomes an MCAP channel whose topic is the channel's id and whose metadata holds the
+/// channel's header fields; the header's metadata is a Metadata record. Channels are declared with their first
+/// record (a camera's schema depends on whether its frames are encoded images), and those that never had one when
+/// the file is closed.
+///
+/// MCAP keeps messages in compressed chunks. With ``TraceWriter/Durability/everyRecord`` (the default) a chunk is
+/// closed and written once it spans a second of log time, so a recording cut off by a crash loses at most that
+/// second; ``TraceWriter/Durability/buffered`` closes chunks at 1 MiB. Until ``close()`` writes the summary, the
+/// file is readable by a scan (``MCAPTraceFile`` does that when the summary is missing).
+public final class MCAPTraceWriter: TraceSink {
+    /// The header the file records.
+    public let header: TraceHeader
+    /// The file being written.
+    public let path: String
+    /// Records written so far, per channel.
+    public private(set) var counts: [Int]
+
+    private let writer: MCAPWriter
+    private let durability: TraceWriter.Durability
+    private var encoder: MCAPTraceEncoder
+    private var schemaIDs: [String: UInt16] = [:]
+    /// The MCAP channel of each (trace channel, schema name).
+    private var channelIDs: [ChannelKey: UInt16] = [:]
+    private var sequences: [UInt32]
+    private var lastTimestamps: [Int64]
+    private var message = Protobuf.Writer()
+    private var closed = false
+
+    private struct ChannelKey: Hashable {
+        var index: Int
+        var schema: String
+    }
+
+    /// Creates (or truncates) the file at `path`. Frames stored as files are read from the folder of `frameFolderOf`
+    /// (the JSON Lines trace they came from), or from the working folder.
+    public init(
+        path: String, header: TraceHeader, durability: TraceWriter.Durability = .everyRecord,
+        compression: MCAPCompression = .zstd, frameFolderOf: String? = nil
+    ) throws(TraceError) {
+        do {
+            _ = try TraceEncoder(header: header).encodeHeader()
+        } catch {
+            throw TraceError(error.kind, file: path, line: 0, field: error.field, error.message)
+        }
+        self.header = header
+        self.path = path
+        self.durability = durability
+        encoder = MCAPTraceEncoder(header: header, traceFile: frameFolderOf)
+        counts = Array(repeating: 0, count: header.channels.count)
+        sequences = Array(repeating: 0, count: header.channels.count)
+        lastTimestamps = Array(repeating: 0, count: header.channels.count)
+        var options = MCAPWriter.Options()
+        options.profile = TraceSchemas.profile
+        options.compression = compression
+        do {
+            writer = try MCAPWriter(path: path, options: options)
+            try writer.addMetadata(MCAPMetadata(name: TraceSchemas.traceMetadata, values: [
+                "format": TraceHeader.formatName, "version": String(header.version),
+            ]))
+            if !header.metadata.isEmpty {
+                try writer.addMetadata(MCAPMetadata(name: TraceSchemas.headerMetadata, values: header.metadata))
+            }
+        } catch {
+            throw TraceError(.io, file: path, line: 0, error.description)
+        }
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// Writes a record.
+    ///
+    /// Refuses a record on an unknown channel, of the wrong kind for its channel, with a non-finite number, earlier
+    /// than the channel's previous record, or (MCAP's log times being unsigned) before time zero.
+    public func write(_ record: TraceRecord) throws(TraceError) {
+        let number = counts.reduce(0, +) + 1
+        func fail(_ error: TraceError) -> TraceError {
+            TraceError(error.kind, file: path, line: 0, field: error.field, "record \(number): \(error.message)")
+        }
+        guard !closed else { throw TraceError(.io, file: path, line: 0, "the writer is closed") }
+        guard header.channels.indices.contains(record.channel) else {
+            throw fail(TraceError(.unknownChannel, line: 0, field: "ch", "no channel with index \(record.channel)"))
+        }
+        let time = record.timestamp.nanoseconds
+        guard time >= 0 else {
+            throw fail(TraceError(.invalidValue, line: 0, field: "t", "\(time) is before time zero, and MCAP's log times are unsigned"))
+        }
+        guard time >= lastTimestamps[record.channel] else {
+            throw fail(TraceError(
+                .timestampBackwards, line: 0, field: "t",
+                "\(time) is earlier than \(lastTimestamps[record.channel]) in channel '\(header.channels[record.channel].id)'"))
+        }
+        message.bytes.removeAll(keepingCapacity: true)
+        let schema: TraceSchemas.Schema
+        do { schema = try encoder.encode(record, into: &message) } catch { throw fail(error) }
+        do {
+            let channel = try channelID(record.channel, schema)
+            try writer.add(MCAPMessage(
+                channelID: channel, sequence: sequences[record.channel], logTime: UInt64(time), data: message.bytes))
+            if durability == .everyRecord, let start = writer.openChunkStart, UInt64(time) &- start >= 1_000_000_000 {
+                try writer.flushChunk()
+            }
+        } catch {
+            throw TraceError(.io, file: path, line: 0, error.description)
+        }
+        sequences[record.channel] &+= 1
+        lastTimestamps[record.channel] = time
+        counts[record.channel] += 1
+    }
+
+    /// Closes the open chunk and writes it out.
+    public func flush() throws(TraceError) {
+        do { try writer.flushChunk() } catch { throw TraceError(.io, file: path, line: 0, error.description) }
+    }
+
+    /// Declares the channels that had no record, writes the summary and closes the file. Later writes throw.
+    public func close() throws(TraceError) {
+        guard !closed else { return }
+        closed = true
+        do {
+            for index in header.channels.indices where counts[index] == 0 {
+                _ = try channelID(index, TraceSchemas.schema(for: header.channels[index].kind))
+            }
+            try writer.finish()
+        } catch {
+            throw TraceError(.io, file: path, line: 0, error.description)
+        }
+    }
+
+    /// The MCAP channel for a trace channel's records in `schema`, declared (with its schema) the first time.
+    private func channelID(_ index: Int, _ schema: TraceSchemas.Schema) throws(MCAPError) -> UInt16 {
+        let key = ChannelKey(index: index, schema: schema.name)
+        if let id = channelIDs[key] { return id }
+        let schemaID: UInt16
+        if let known = schemaIDs[schema.name] {
+            schemaID = known
+        } else {
+            schemaID = try writer.addSchema(name: schema.name, encoding: schema.encoding, data: schema.data)
+            schemaIDs[schema.name] = schemaID
+        }
+        let channel = header.channels[index]
+        let id = try writer.addChannel(
+            topic: channel.id, messageEncoding: schema.messageEncoding, schemaID: schemaID,
+            metadata: MCAPChannelFields.metadata(channel, index: index))
+        channelIDs[key] = id
+        return id
+    }
+}

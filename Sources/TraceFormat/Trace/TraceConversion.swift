@@ -1,0 +1,37 @@
+import HAL
+
+/// Converting a trace from one container to the other (`hal convert`): read it whole, with the names of the files
+/// its frames were kept in, and write it record by record, so that JSON Lines → MCAP → JSON Lines gives the same
+/// bytes and the same frame files.
+public enum TraceConversion {
+    /// The trace at `path`, and for an MCAP trace the file names its frames had in JSON Lines, by record index.
+    public static func read(_ path: String) throws(TraceError) -> (trace: Trace, framePaths: [Int: String]) {
+        if MCAPFiles.isMCAP(path: path) {
+            let reader = try MCAPFiles.open(path)
+            if MCAPTraceFile.isTrace(reader) {
+                let file = try MCAPTraceFile.load(path: path)
+                return (file.trace, file.framePaths)
+            }
+        }
+        return (try Trace.load(path: path), [:])
+    }
+
+    /// Writes every record of `trace` to `sink` and closes it, calling `progress` with the records written so far
+    /// every 65,536 records and at the end. A frame in memory whose record has a name in `framePaths` is saved under
+    /// that name by a JSON Lines writer.
+    public static func write(
+        _ trace: Trace, framePaths: [Int: String] = [:], to sink: any TraceSink, progress: (Int) -> Void = { _ in }
+    ) throws(TraceError) {
+        let writer = sink as? TraceWriter
+        for (index, record) in trace.records.enumerated() {
+            if let writer, let name = framePaths[index] {
+                try writer.write(record, savingFrameAs: name)
+            } else {
+                try sink.write(record)
+            }
+            if index & 0xFFFF == 0xFFFF { progress(index + 1) }
+        }
+        try sink.close()
+        progress(trace.records.count)
+    }
+}

@@ -1,0 +1,33 @@
+import HAL
+
+/// Where records are written: a trace file in either container. ``TraceWriter`` writes JSON Lines and
+/// ``MCAPTraceWriter`` writes MCAP; ``TraceFiles/makeWriter(path:header:durability:)`` picks by the file's name.
+public protocol TraceSink: AnyObject {
+    /// The header the file records.
+    var header: TraceHeader { get }
+    /// The file being written.
+    var path: String { get }
+    /// Records written so far, per channel.
+    var counts: [Int] { get }
+    /// Writes a record, refusing one the trace format does not allow (``TraceError``).
+    func write(_ record: TraceRecord) throws(TraceError)
+    /// Writes out what is buffered.
+    func flush() throws(TraceError)
+    /// Flushes and closes the file. Later writes throw.
+    func close() throws(TraceError)
+}
+
+extension TraceWriter: TraceSink {}
+
+/// The two trace containers, by file name.
+public enum TraceFiles {
+    /// Whether a file name says MCAP (`.mcap`); every other name is JSON Lines.
+    public static func isMCAP(name path: String) -> Bool { path.hasSuffix(".mcap") }
+
+    /// A writer for `path`: MCAP for a `.mcap` file, JSON Lines otherwise.
+    public static func makeWriter(path: String, header: TraceHeader, durability: TraceWriter.Durability = .everyRecord) throws(TraceError) -> any TraceSink {
+        isMCAP(name: path)
+            ? try MCAPTraceWriter(path: path, header: header, durability: durability)
+            : try TraceWriter(path: path, header: header, durability: durability)
+    }
+}
