@@ -163,10 +163,11 @@ let package = Package(
         // The `hal` tool: the command line with the five shipped apps.
         .executableTarget(name: "hal", dependencies: ["HALCommandLine", "DemoApps"], swiftSettings: strictSwift6),
 
-        // Replay throughput: `Benchmarks/run` builds this in release and runs it beside its peer.
+        // Replay throughput: `Benchmarks/run` (JSON Lines) and `Benchmarks/mcap` build this in release and run it beside
+        // its peers.
         .executableTarget(
             name: "ReplayThroughput",
-            dependencies: ["HAL", "TraceFormat", "Replay", "Synthesis", "Interchange"],
+            dependencies: ["HAL", "TraceFormat", "MCAP", "Replay", "Synthesis", "Interchange"],
             path: "Benchmarks/ReplayThroughput",
             swiftSettings: strictSwift6
         ),

@@ -5,9 +5,12 @@
 //   ReplayThroughput generate PATH [COUNT]   writes COUNT gyroscope samples (default 1,000,000)
 //   ReplayThroughput read PATH [REPEATS]     streams the file through TraceReader.next()
 //   ReplayThroughput replay PATH [REPEATS]   loads the file, then times TraceReplay.forEach alone
+//   ReplayThroughput convert IN OUT [REPEATS]  converts a JSONL trace to MCAP (or back), as `hal convert` does
+//   ReplayThroughput mcap PATH [REPEATS]     streams an MCAP trace through MCAPTraceFile.forEachRecord
 
 import HAL
 import Interchange
+import MCAP
 import Replay
 import Synthesis
 import TraceFormat
@@ -15,6 +18,11 @@ import TraceFormat
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The process's environment, without Foundation.
+enum ProcessInfoLite {
+    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+}
 
 /// Seconds on the monotonic clock.
 func now() -> Double { MonotonicClock.now.seconds }
@@ -25,7 +33,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3 else { fail("usage: ReplayThroughput generate|read|replay PATH [COUNT|REPEATS]") }
+guard arguments.count >= 3 else { fail("usage: ReplayThroughput generate|read|replay|mcap PATH [COUNT|REPEATS] | convert IN OUT [REPEATS]") }
 let path = arguments[2]
 let number = arguments.count > 3 ? Int(arguments[3]) : nil
 
@@ -93,6 +101,55 @@ case "replay":
         print("replayed \(count) samples in \(seconds) s (checksum \(sum))")
     }
     print("RESULT swift-replay-engine best \(Int(rates.max()!)) samples/s")
+
+case "convert":
+    guard arguments.count >= 4 else { fail("usage: ReplayThroughput convert IN OUT [REPEATS]") }
+    let output = arguments[3]
+    let repeats = arguments.count > 4 ? Int(arguments[4]) ?? 3 : 3
+    let compression = MCAPCompression(named: ProcessInfoLite.environment("HAL_MCAP_COMPRESSION") ?? "zstd") ?? .zstd
+    var rates: [Double] = []
+    for _ in 0..<repeats {
+        let start = now()
+        let count: Int
+        do {
+            let (trace, framePaths) = try TraceConversion.read(path)
+            let sink: any TraceSink = output.hasSuffix(".mcap")
+                ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered, compression: compression, frameFolderOf: path)
+                : try TraceWriter(path: output, header: trace.header, durability: .buffered)
+            try TraceConversion.write(trace, framePaths: framePaths, to: sink)
+            count = trace.records.count
+        } catch {
+            fail("\(error)")
+        }
+        let seconds = now() - start
+        rates.append(Double(count) / seconds)
+        print("converted \(count) records in \(seconds) s")
+    }
+    print("RESULT swift-convert best \(Int(rates.max()!)) records/s (\(path) -> \(output), \(compression.name))")
+
+case "mcap":
+    let repeats = number ?? 3
+    let checkingCRCs = ProcessInfoLite.environment("HAL_MCAP_CRC") != "off"
+    var rates: [Double] = []
+    for _ in 0..<repeats {
+        let start = now()
+        var count = 0
+        var sum = 0.0
+        do {
+            try MCAPTraceFile.forEachRecord(path: path, checkingCRCs: checkingCRCs) { record in
+                if case .motion(let sample) = record.reading {
+                    sum += sample.value.x + sample.value.y + sample.value.z
+                    count += 1
+                }
+            }
+        } catch {
+            fail("\(error)")
+        }
+        let seconds = now() - start
+        rates.append(Double(count) / seconds)
+        print("read \(count) samples in \(seconds) s: \(Int(Double(count) / seconds)) samples/s (checksum \(sum))")
+    }
+    print("RESULT swift-mcap-reader best \(Int(rates.max()!)) samples/s (\(path), CRCs \(checkingCRCs ? "checked" : "not checked"))")
 
 default:
     fail("unknown mode \(arguments[1])")

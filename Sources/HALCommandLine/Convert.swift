@@ -21,8 +21,8 @@ struct Convert: ParsableCommand {
     @Argument(help: "The trace to write: .jsonl or .mcap.")
     var output: String
 
-    @Option(help: "MCAP chunk compression: zstd, lz4 or none.")
-    var compression: String = "zstd"
+    @Option(help: "MCAP chunk compression: lz4 (replays fastest), zstd (smallest) or none.")
+    var compression: String = "lz4"
 
     @Flag(help: "No progress line.")
     var quiet = false
@@ -30,7 +30,7 @@ struct Convert: ParsableCommand {
     func validate() throws {
         guard output.hasSuffix(".jsonl") || output.hasSuffix(".mcap") else { throw ValidationError("OUT must be a .jsonl or .mcap file") }
         guard output != input else { throw ValidationError("IN and OUT are the same file") }
-        guard MCAPCompression(rawValue: compression) != nil else { throw ValidationError("--compression takes zstd, lz4 or none") }
+        guard MCAPCompression(named: compression) != nil else { throw ValidationError("--compression takes zstd, lz4 or none") }
     }
 
     func run() throws {
@@ -38,7 +38,7 @@ struct Convert: ParsableCommand {
         let (trace, framePaths) = try TraceConversion.read(input)
         let sink: any TraceSink = TraceFiles.isMCAP(name: output)
             ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered,
-                                  compression: MCAPCompression(rawValue: compression)!, frameFolderOf: input)
+                                  compression: MCAPCompression(named: compression)!, frameFolderOf: input)
             : try TraceWriter(path: output, header: trace.header, durability: .buffered)
         try TraceConversion.write(trace, framePaths: framePaths, to: sink) { done in
             progress?.update(done: done, of: trace.records.count)

@@ -9,6 +9,19 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
     /// LZ4, frame format.
     case lz4
 
+    /// The compression a command line or a doc names: `none`, `zstd` or `lz4`.
+    public init?(named name: String) {
+        switch name {
+        case "none": self = .none
+        case "zstd": self = .zstd
+        case "lz4": self = .lz4
+        default: return nil
+        }
+    }
+
+    /// `none`, `zstd` or `lz4`.
+    public var name: String { self == .none ? "none" : rawValue }
+
     /// `bytes` compressed.
     func compress(_ bytes: [UInt8]) -> [UInt8] {
         switch self {

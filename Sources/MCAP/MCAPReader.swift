@@ -21,6 +21,10 @@ public final class MCAPReader {
     public let size: UInt64
     /// Bytes read from the file so far.
     public private(set) var bytesRead: UInt64 = 0
+    /// Whether reads check the CRCs the file gives (each chunk's records, the data section, the summary): on by
+    /// default. Off, a read that trusts the file skips the CRC-32 of every byte, as PyPI `mcap`'s reader does
+    /// unless asked; everything else is still checked.
+    public var checksCRCs = true
 
     private let descriptor: FileDescriptor?
     /// The bytes read last: the file's `window.start ..< window.start + window.bytes.count`.
@@ -77,18 +81,24 @@ public final class MCAPReader {
         }
         guard let descriptor else { return Int(offset) }  // in memory, everything is in the window
         let length = Int(min(size - offset, UInt64(readAhead ? max(count, Self.blockSize) : count)))
-        var bytes = [UInt8](repeating: 0, count: length)
         var done = 0
-        do {
-            while done < length {
-                let got = try bytes.withUnsafeMutableBytes { buffer in
-                    try descriptor.read(fromAbsoluteOffset: Int64(offset) + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
+        var failure: (any Error)?
+        // Read straight into the new buffer, with no zeroing first: the bytes not read are cut off.
+        let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            do {
+                while done < length {
+                    let got = try descriptor.read(
+                        fromAbsoluteOffset: Int64(offset) + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[done...]))
+                    guard got > 0 else { break }
+                    done += got
                 }
-                guard got > 0 else { break }
-                done += got
+            } catch {
+                failure = error
             }
-        } catch {
-            throw MCAPError(file: path, offset: offset + UInt64(done), record: record, "cannot read: \(error)")
+            initialized = done
+        }
+        if let failure {
+            throw MCAPError(file: path, offset: offset + UInt64(done), record: record, "cannot read: \(failure)")
         }
         bytesRead += UInt64(done)
         guard done == length else {
@@ -167,7 +177,7 @@ public final class MCAPReader {
             switch MCAPOpcode(rawValue: opcode) {
             case .dataEnd:
                 let expected = try input.u32("data_section_crc")
-                if expected != 0 && expected != crc {
+                if checksCRCs && expected != 0 && expected != crc {
                     throw MCAPError(file: path, offset: offset, record: name, "CRC mismatch: the data section's CRC-32 is \(crc), the record says \(expected)")
                 }
                 return
@@ -194,7 +204,7 @@ public final class MCAPReader {
                     try state.read(opcode, &input, at: offset, visit)
                 }
             }
-            crc = crc32(window.bytes[(content.lowerBound - 9)..<content.upperBound], continuing: crc)
+            if checksCRCs { crc = crc32(window.bytes[(content.lowerBound - 9)..<content.upperBound], continuing: crc) }
             offset = next
         }
     }
@@ -272,15 +282,15 @@ public final class MCAPReader {
     /// Each record in a chunk's decompressed `records`: its opcode, a decoder of its content, and where it starts in
     /// the records. Records in a chunk have no file offset of their own, so an error in one (from `body`, or from the
     /// records' framing) names the chunk's `offset` and the record's place in its records.
-    private func forEachRecord(inChunk records: [UInt8], at offset: UInt64, _ body: (UInt8, inout MCAPDecoder, Int) throws -> Void) throws {
-        var inner = MCAPDecoder(records, from: 0, to: records.count, base: 0, file: path, record: "Chunk")
+    private func forEachRecord(inChunk records: ChunkRecords, at offset: UInt64, _ body: (UInt8, inout MCAPDecoder, Int) throws -> Void) throws {
+        var inner = MCAPDecoder(records.bytes, from: records.range.lowerBound, to: records.range.upperBound, base: 0, file: path, record: "Chunk")
         while inner.remaining > 0 {
-            let start = inner.position
+            let start = inner.position - records.range.lowerBound
             do {
                 let opcode = try inner.u8("opcode")
                 let length = try inner.u64("length")
                 let content = try inner.take(Int(clamping: length), "record")
-                var record = MCAPDecoder(records, from: content.lowerBound, to: content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
+                var record = MCAPDecoder(records.bytes, from: content.lowerBound, to: content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
                 try body(opcode, &record, start)
             } catch let error as MCAPError {
                 throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(start) of its records: \(error.reason)")
@@ -291,10 +301,10 @@ public final class MCAPReader {
     /// ``forEachRecord(inChunk:at:_:)`` for the fast scan: messages go to `messages` as views, with no decoder or
     /// copy made for them; the other records go through `state` as the scan reads them.
     private func forEachMessage(
-        inChunk records: [UInt8], at offset: UInt64, _ state: inout ScanState, _ visit: (Record) throws -> Void,
+        inChunk records: ChunkRecords, at offset: UInt64, _ state: inout ScanState, _ visit: (Record) throws -> Void,
         _ messages: (MCAPMessageView) throws -> Void
     ) throws {
-        try records.withUnsafeBytes { raw in
+        try records.bytes[records.range].withUnsafeBytes { raw in
             var at = 0
             while at < raw.count {
                 func fail(_ reason: String) -> MCAPError {
@@ -308,7 +318,8 @@ public final class MCAPReader {
                 if opcode == MCAPOpcode.message.rawValue {
                     try messages(try state.view(raw, content, chunk: at, at: offset, file: path))
                 } else {
-                    var record = MCAPDecoder(records, from: content.lowerBound, to: content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
+                    let base = records.range.lowerBound
+                    var record = MCAPDecoder(records.bytes, from: base + content.lowerBound, to: base + content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
                     do {
                         try state.read(opcode, &record, at: UInt64(at), visit)
                     } catch let error as MCAPError {
@@ -321,7 +332,13 @@ public final class MCAPReader {
     }
 
     /// A Chunk record's records, decompressed and checked against its CRC.
-    private func chunk(_ input: inout MCAPDecoder, at offset: UInt64) throws(MCAPError) -> [UInt8] {
+    /// A chunk's records: `bytes[range]`. Uncompressed records are where the file's bytes were read, not copied.
+    private struct ChunkRecords {
+        var bytes: [UInt8]
+        var range: Range<Int>
+    }
+
+    private func chunk(_ input: inout MCAPDecoder, at offset: UInt64) throws(MCAPError) -> ChunkRecords {
         func fail(_ reason: String) -> MCAPError { MCAPError(file: path, offset: offset, record: "Chunk", reason) }
         _ = try input.u64("message_start_time")
         _ = try input.u64("message_end_time")
@@ -333,13 +350,18 @@ public final class MCAPReader {
             throw fail("unknown compression '\(name)' (known: none, zstd, lz4)")
         }
         guard size <= 1 << 32 else { throw fail("an uncompressed size of \(size) bytes is past what this reader takes (4 GiB)") }
-        let decompressed: [UInt8]
-        switch compression.decompress(input.bytes[records], size: Int(size)) {
-        case .success(let bytes): decompressed = bytes
-        case .failure(let failure): throw fail("the records do not decompress: \(failure.reason)")
+        let decompressed: ChunkRecords
+        if compression == .none {
+            guard records.count == size else { throw fail("the records do not decompress: the records are \(records.count) bytes where the chunk says \(size)") }
+            decompressed = ChunkRecords(bytes: input.bytes, range: records)
+        } else {
+            switch compression.decompress(input.bytes[records], size: Int(size)) {
+            case .success(let bytes): decompressed = ChunkRecords(bytes: bytes, range: bytes.indices)
+            case .failure(let failure): throw fail("the records do not decompress: \(failure.reason)")
+            }
         }
-        if expected != 0 {
-            let crc = crc32(decompressed)
+        if checksCRCs && expected != 0 {
+            let crc = crc32(decompressed.bytes[decompressed.range])
             guard crc == expected else { throw fail("CRC mismatch: the records' CRC-32 is \(crc), the chunk says \(expected)") }
         }
         return decompressed
@@ -372,7 +394,7 @@ public final class MCAPReader {
             throw MCAPError(file: path, offset: footerAt, record: "Footer", "summary_start \(summaryStart) or summary_offset_start \(summaryOffsetStart) is outside the file's summary")
         }
         let start = try load(summaryStart, Int(footerAt - summaryStart) + 9 + 16, record: "Footer")
-        if expectedCRC != 0 {
+        if checksCRCs && expectedCRC != 0 {
             let crc = crc32(window.bytes[start..<(start + Int(footerAt - summaryStart) + 9 + 16)])
             guard crc == expectedCRC else {
                 throw MCAPError(file: path, offset: footerAt, record: "Footer", "CRC mismatch: the summary's CRC-32 is \(crc), the footer says \(expectedCRC)")

@@ -300,4 +300,61 @@ private func hal(_ arguments: String...) throws -> Run {
         #expect(bad.status != 0)
         #expect(bad.errors.contains("'Sony Interactive Entertainment Wireless Controller' is not usable as gyro (it offers: stick, keys)"), "\(bad.errors)")
     }
+
+    // MARK: MCAP traces
+
+    /// `hal record --out FILE.mcap`, then `hal info`, `replay`, a `trace:` URI and `convert` read it.
+    @Test func recordWritesMCAPThatEveryCommandReads() throws {
+        let folder = try makeScratchFolder()
+        let run = try hal("record", "--quiet", "--out", folder + "/rec.mcap", "sim:traces/lobby-lookaround.motion.json#gyro", "trace:traces/lobby-lookaround.jsonl#touch")
+        #expect(run.status == 0, "\(run.errors)")
+        let trace = try Trace.load(path: folder + "/rec.mcap")
+        #expect(trace.truncation == nil && trace.header.channels.map(\.id) == ["gyro", "touch"] && trace.header.metadata["recorded-by"] == "hal record")
+        let counts = trace.channelSummaries.map(\.count)
+        #expect(counts[0] > 1000 && counts[1] > 0, "\(counts)")
+        let info = try hal("info", folder + "/rec.mcap")
+        #expect(info.status == 0 && info.output.contains("gyro") && info.output.contains("touch"), "\(info.output)\(info.errors)")
+        // A trace: URI replays a channel of it into another recording.
+        let again = try hal("record", "--quiet", "--out", folder + "/again.jsonl", "trace:\(folder)/rec.mcap#touch")
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(try Trace.load(path: folder + "/again.jsonl").records.count == counts[1])
+        // Converted to JSON Lines, it is the recording `hal record` makes as JSON Lines.
+        let convert = try hal("convert", "--quiet", folder + "/rec.mcap", folder + "/rec.jsonl")
+        #expect(convert.status == 0 && convert.errors.contains("\(counts.reduce(0, +)) records on 2 channels"), "\(convert.errors)")
+        #expect(try Trace.load(path: folder + "/rec.jsonl") == { var t = trace; t.path = folder + "/rec.jsonl"; return t }())
+    }
+
+    /// `hal replay --offset` prints the same lines from a trace and from its MCAP conversion.
+    @Test func replayFromAnOffsetIsTheSameInBothContainers() throws {
+        let folder = try makeScratchFolder()
+        let convert = try hal("convert", "traces/lobby-lookaround.jsonl", folder + "/lobby.mcap")
+        #expect(convert.status == 0, "\(convert.errors)")
+        #expect(convert.errors.contains("converting 100%"), "the progress line: \(convert.errors)")
+        for offset in ["0", "7.5", "1000"] {
+            let fromJSON = try hal("replay", "--jsonl", "--offset", offset, "traces/lobby-lookaround.jsonl")
+            let fromMCAP = try hal("replay", "--jsonl", "--offset", offset, folder + "/lobby.mcap")
+            #expect(fromJSON.status == 0 && fromMCAP.status == 0, "\(fromJSON.errors)\(fromMCAP.errors)")
+            // Past the end (1000 s) only the header line is left.
+            #expect(fromJSON.output == fromMCAP.output && (fromJSON.output.split(separator: "\n").count > 1) == (offset != "1000"), "offset \(offset)")
+        }
+        let whole = try hal("replay", "--jsonl", folder + "/lobby.mcap")
+        #expect(whole.output == (try String(contentsOfFile: packageRoot + "/traces/lobby-lookaround.jsonl", encoding: .utf8)))
+    }
+
+    /// A shipped scenario whose input is the MCAP conversion of its trace (frames in memory) passes `hal test` with
+    /// its golden log: `hal run`, `hal test` and the session library read MCAP.
+    @Test func aScenarioRunsOnAnMCAPInput() throws {
+        let folder = try makeScratchFolder() + "/fieldguide"
+        try FileManager.default.copyItem(atPath: packageRoot + "/traces/fieldguide", toPath: folder)
+        let convert = try hal("convert", "--quiet", folder + "/walk.jsonl", folder + "/walk.mcap")
+        #expect(convert.status == 0, "\(convert.errors)")
+        try FileManager.default.removeItem(atPath: folder + "/walk.jsonl")
+        try FileManager.default.removeItem(atPath: folder + "/frames")
+        let scenario = try String(contentsOfFile: folder + "/walk.run.json", encoding: .utf8)
+        try scenario.replacingOccurrences(of: "walk.jsonl", with: "walk.mcap").write(toFile: folder + "/walk.run.json", atomically: true, encoding: .utf8)
+        let run = try hal("test", folder)
+        #expect(run.status == 0, "\(run.output)\(run.errors)")
+        #expect(run.output.contains("1 passed"), "\(run.output)")
+    }
+
 }

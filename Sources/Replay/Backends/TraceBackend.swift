@@ -12,14 +12,14 @@ import Darwin
 ///
 /// Query options set the replay: `rate=N` (×N), `realtime`, `loop=N` (0 loops
 /// forever) and `offset=SECONDS`. Without a fragment, a trace with one channel opens
-/// that channel. ``discover()`` lists the channels of the `.jsonl` files in the
+/// that channel. ``discover()`` lists the channels of the `.jsonl` and `.mcap` (HAL trace) files in the
 /// search folders.
 public struct TraceBackend: DeviceBackend {
     /// `trace`.
     public var scheme: String { "trace" }
     /// What `hal devices` says about the backend.
-    public var summary: String { "replay a trace channel: trace:FILE.jsonl#CHANNEL[?rate=N|realtime&loop=N&offset=S&faults=PLAN.json]" }
-    /// Folders whose `.jsonl` traces discovery lists.
+    public var summary: String { "replay a trace channel: trace:FILE.jsonl#CHANNEL (or FILE.mcap)[?rate=N|realtime&loop=N&offset=S&faults=PLAN.json]" }
+    /// Folders whose `.jsonl` and `.mcap` traces discovery lists.
     public var searchFolders: [String]
     /// The clock that paces `realtime` and `rate=N` replays.
     public var pacingClock: any Clock<Duration>
@@ -91,10 +91,11 @@ public struct TraceBackend: DeviceBackend {
     public func discover() throws -> [DeviceInfo] {
         var devices: [DeviceInfo] = []
         for folder in searchFolders {
-            for name in Self.files(in: folder, suffix: ".jsonl") {
+            for name in Self.files(in: folder, suffix: ".jsonl") + Self.files(in: folder, suffix: ".mcap") {
                 let path = folder + "/" + name
-                guard let reader = try? TraceReader(path: path) else { continue }
-                devices += reader.header.channels.map { $0.deviceInfo(uri: "trace:\(path)#\($0.id)") }
+                let header = name.hasSuffix(".mcap") ? try? MCAPTraceFile.header(path: path) : try? TraceReader(path: path).header
+                guard let header else { continue }
+                devices += header.channels.map { $0.deviceInfo(uri: "trace:\(path)#\($0.id)") }
             }
         }
         return devices

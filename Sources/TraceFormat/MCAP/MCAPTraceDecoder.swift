@@ -91,9 +91,43 @@ struct MCAPTraceDecoder {
 
     /// The record a message holds, and for a frame the file a JSON Lines trace kept it in.
     mutating func decode(_ message: MCAPMessageView) throws(TraceError) -> (record: TraceRecord, framePath: String?) {
-        guard Int(message.channelID) < targets.count, let target = targets[Int(message.channelID)] else {
+        if let (channel, sample) = motion(message) { return (TraceRecord(channel: channel, reading: .motion(sample)), nil) }
+        let id = Int(message.channelID)
+        guard id < targets.count, let target = targets[id] else {
             throw TraceError(.unknownChannel, file: file, line: 0, "\(message.place): a message on MCAP channel \(message.channelID), which is not one of the trace's")
         }
+        return try decodeChecked(message, target)
+    }
+
+    /// The hot path: a motion sample as the writer lays it out, finite, in time order, with its trace channel; nil
+    /// for anything else, which ``decode(_:)`` reads field by field and says what is wrong with.
+    @inline(__always)
+    mutating func motion(_ message: MCAPMessageView) -> (Int, MotionSample)? {
+        let id = Int(message.channelID)
+        guard id < targets.count, let target = targets[id], case .motion(let quantity) = target.layout,
+              let vector = Self.motion(message.data), vector.x.isFinite && vector.y.isFinite && vector.z.isFinite,
+              message.logTime <= UInt64(Int64.max) else { return nil }
+        let time = Int64(message.logTime)
+        return lastTimestamps.withUnsafeMutableBufferPointer { last in
+            guard time >= last[target.index] else { return nil }
+            last[target.index] = time
+            return (target.index, MotionSample(timestamp: Timestamp(nanoseconds: time), quantity: quantity, value: vector))
+        }
+    }
+
+    /// The three doubles of a hal.MotionSample laid out as the writer lays it out (fields 1, 2 and 3 in order), or
+    /// nil for any other layout.
+    @inline(__always)
+    private static func motion(_ data: UnsafeRawBufferPointer) -> Vector3? {
+        guard data.count == 27, data[0] == 0x09, data[9] == 0x11, data[18] == 0x19 else { return nil }
+        return Vector3(
+            x: Double(bitPattern: UInt64(littleEndian: data.loadUnaligned(fromByteOffset: 1, as: UInt64.self))),
+            y: Double(bitPattern: UInt64(littleEndian: data.loadUnaligned(fromByteOffset: 10, as: UInt64.self))),
+            z: Double(bitPattern: UInt64(littleEndian: data.loadUnaligned(fromByteOffset: 19, as: UInt64.self))))
+    }
+
+    /// Every other message, and a motion sample that is laid out otherwise or breaks a rule, checked field by field.
+    private mutating func decodeChecked(_ message: MCAPMessageView, _ target: Target) throws(TraceError) -> (record: TraceRecord, framePath: String?) {
         func fail(_ kind: TraceError.Kind, _ field: String?, _ reason: String) -> TraceError {
             TraceError(kind, file: file, line: 0, field: field, "\(message.place): the message on channel '\(header.channels[target.index].id)': \(reason)")
         }
@@ -101,34 +135,25 @@ struct MCAPTraceDecoder {
             throw fail(.invalidValue, "t", "log time \(message.logTime) is past what a trace's times hold (2^63 - 1 ns)")
         }
         if case .motion(let quantity) = target.layout {
-            let data = message.data
-            let vector: Vector3
-            if data.count == 27, data[0] == 0x09, data[9] == 0x11, data[18] == 0x19 {
-                vector = Vector3(
-                    x: Double(bitPattern: UInt64(littleEndian: data.loadUnaligned(fromByteOffset: 1, as: UInt64.self))),
-                    y: Double(bitPattern: UInt64(littleEndian: data.loadUnaligned(fromByteOffset: 10, as: UInt64.self))),
-                    z: Double(bitPattern: UInt64(littleEndian: data.loadUnaligned(fromByteOffset: 19, as: UInt64.self))))
-            } else {
-                var values = [0.0, 0.0, 0.0]
-                do {
-                    var reader = Protobuf.Reader(data)
-                    while let field = try reader.next() {
-                        guard (1...3).contains(field.number) else { continue }
-                        try field.expect(.fixed64)
-                        values[field.number - 1] = field.double
-                    }
-                } catch {
-                    throw fail(.invalidValue, "v", "byte \(error.offset) of the message: \(error.reason)")
+            var values = [0.0, 0.0, 0.0]
+            do {
+                var reader = Protobuf.Reader(message.data)
+                while let field = try reader.next() {
+                    guard (1...3).contains(field.number) else { continue }
+                    try field.expect(.fixed64)
+                    values[field.number - 1] = field.double
                 }
-                vector = Vector3(x: values[0], y: values[1], z: values[2])
+            } catch {
+                throw fail(.invalidValue, "v", "byte \(error.offset) of the message: \(error.reason)")
             }
-            for (index, value) in [vector.x, vector.y, vector.z].enumerated() where !value.isFinite {
+            for (index, value) in values.enumerated() where !value.isFinite {
                 throw fail(.invalidValue, "v[\(index)]", "\(value) is not a finite number")
             }
             guard time >= lastTimestamps[target.index] else {
                 throw fail(.timestampBackwards, "t", "\(time) is earlier than \(lastTimestamps[target.index]) before it")
             }
             lastTimestamps[target.index] = time
+            let vector = Vector3(x: values[0], y: values[1], z: values[2])
             return (TraceRecord(channel: target.index, reading: .motion(MotionSample(timestamp: Timestamp(nanoseconds: time), quantity: quantity, value: vector))), nil)
         }
         do {

@@ -21,6 +21,11 @@ public struct MCAPTraceFile: Sendable {
         (try? reader.header().profile) == TraceSchemas.profile
     }
 
+    /// The trace header of the file at `path`, reading its summary (or, in a file cut short, its declarations).
+    public static func header(path: String) throws(TraceError) -> TraceHeader {
+        try header(of: MCAPFiles.open(path)).0
+    }
+
     /// Reads the trace in the file at `path`. With `offset`, only the records from `offset` after the trace's first
     /// record are read, through the file's chunk index, so that only the chunks from there on are read.
     public static func load(path: String, from offset: Duration? = nil) throws(TraceError) -> MCAPTraceFile {
@@ -35,14 +40,21 @@ public struct MCAPTraceFile: Sendable {
     }
 
     /// Hands each record of the file at `path` to `visit` in file order, without keeping them: the fast path, for
-    /// a consumer that streams. Damage stops the read with its error after the records before it.
-    public static func forEachRecord(path: String, _ visit: (TraceRecord) throws -> Void) throws {
-        let reader: MCAPReader
-        do { reader = try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
+    /// a consumer that streams. Damage stops the read with its error after the records before it. With
+    /// `checkingCRCs` false, the CRCs are not computed (``MCAP/MCAPReader/checksCRCs``); every other check is made.
+    public static func forEachRecord(path: String, checkingCRCs: Bool = true, _ visit: (TraceRecord) throws -> Void) throws {
+        let reader = try MCAPFiles.open(path)
+        reader.checksCRCs = checkingCRCs
         var (_, _, decoder) = try header(of: reader)
         do {
             try reader.scan({ (record: MCAPReader.Record) throws in try decoder.declare(record) },
-                            messages: { (message: MCAPMessageView) throws in try visit(try decoder.decode(message).record) })
+                            messages: { (message: MCAPMessageView) throws in
+                if let (channel, sample) = decoder.motion(message) {
+                    try visit(TraceRecord(channel: channel, reading: .motion(sample)))
+                } else {
+                    try visit(try decoder.decode(message).record)
+                }
+            })
         } catch let error as MCAPError {
             throw TraceError(.badContainer, file: path, line: 0, "byte \(error.offset): \(error.record) record: \(error.reason)")
         }
