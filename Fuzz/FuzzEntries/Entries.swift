@@ -24,15 +24,18 @@ public func fuzzTrace(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
-/// The MCAP reader (scan, summary, indexed reads) and the ROS 2 import over it (CDR, every sensor type).
+/// The MCAP reader (scan, the message-view scan, summary, indexed reads), and over it the HAL trace reader (every
+/// schema, protobuf and JSON) and the ROS 2 import (CDR, every sensor type).
 @_cdecl("hal_fuzz_mcap")
 public func fuzzMCAP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = bytes(data, size)
     let reader = MCAPReader(bytes: input, name: "fuzz.mcap")
     try? reader.scan { _ in }
+    try? reader.scan({ _ in }, messages: { _ in })
     _ = try? reader.summary()
     try? reader.messages { _, _ in }
     _ = try? reader.metadata()
+    _ = try? MCAPTraceFile.decode(input, file: "fuzz.mcap")
     _ = ROS2Import.decode(input, file: "fuzz.mcap")
     return 0
 }

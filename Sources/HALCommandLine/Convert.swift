@@ -1,4 +1,5 @@
 import ArgumentParser
+import Audio
 import HAL
 import MCAP
 import TraceFormat
@@ -24,6 +25,11 @@ struct Convert: ParsableCommand {
     @Option(help: "MCAP chunk compression: lz4 (replays fastest), zstd (smallest) or none.")
     var compression: String = "lz4"
 
+    @Option(help: ArgumentHelp(
+        "With an MCAP OUT: what each speaker channel played, as sound (Foxglove's RawAudio on CHANNEL.audio): clips from this folder by name, speech through espeak-ng.",
+        valueName: "clips-folder"))
+    var sound: String?
+
     @Flag(help: "No progress line.")
     var quiet = false
 
@@ -31,6 +37,7 @@ struct Convert: ParsableCommand {
         guard output.hasSuffix(".jsonl") || output.hasSuffix(".mcap") else { throw ValidationError("OUT must be a .jsonl or .mcap file") }
         guard output != input else { throw ValidationError("IN and OUT are the same file") }
         guard MCAPCompression(named: compression) != nil else { throw ValidationError("--compression takes zstd, lz4 or none") }
+        if sound != nil && !output.hasSuffix(".mcap") { throw ValidationError("--sound goes into an MCAP file: OUT must be .mcap") }
     }
 
     func run() throws {
@@ -40,9 +47,18 @@ struct Convert: ParsableCommand {
             ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered,
                                   compression: MCAPCompression(named: compression)!, frameFolderOf: input)
             : try TraceWriter(path: output, header: trace.header, durability: .buffered)
-        try TraceConversion.write(trace, framePaths: framePaths, to: sink) { done in
+        try TraceConversion.write(trace, framePaths: framePaths, to: sink, progress: { done in
             progress?.update(done: done, of: trace.records.count)
-        }
+        }, beforeClosing: { sink throws(TraceError) in
+            guard let sound, let writer = sink as? MCAPTraceWriter else { return }
+            progress?.step("rendering the speakers' sound")
+            for (index, channel) in trace.header.channels.enumerated() where channel.kind == .speaker {
+                let events = trace.records.compactMap { $0.channel == index ? PlaybackEvent($0.reading) : nil }
+                let (spans, missing) = PlaybackSound.render(events, clip: { name in try SoundFile.read(sound + "/" + name) })
+                try writer.writeSound(spans.map { ($0.start, $0.audio) }, of: index)
+                for item in missing { printError("\nchannel \(channel.id): no sound for \(item)") }
+            }
+        })
         progress?.finish()
         printError("\(output): \(trace.records.count) records on \(trace.header.channels.count) channels")
         if let skipped = trace.header.metadata["ros2.skipped"] {

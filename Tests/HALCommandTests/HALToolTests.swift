@@ -357,4 +357,51 @@ private func hal(_ arguments: String...) throws -> Run {
         #expect(run.output.contains("1 passed"), "\(run.output)")
     }
 
+
+    /// `hal convert --sound` renders what a speaker channel played beside it as Foxglove's RawAudio, which PyPI
+    /// `mcap-protobuf-support` decodes; the trace read back is unchanged.
+    @Test func convertRendersTheSpeakersSoundAsRawAudio() async throws {
+        let folder = try makeScratchFolder()
+        let header = TraceHeader(channels: [TraceChannel(id: "speaker", kind: .speaker, source: "capture:")])
+        let writer = try TraceWriter(path: folder + "/spoken.jsonl", header: header)
+        func at(_ ms: Int64) -> Timestamp { Timestamp(nanoseconds: ms * 1_000_000) }
+        // welcome.wav is 1 s at 16 kHz: 0.5 s played, paused for 0.5 s, then the rest. bell.wav (0.6 s) is stopped
+        // after 0.25 s. The words play to their end.
+        for (ms, phase, item) in [
+            (1000, PlaybackPhase.started, PlaybackItem.clip(name: "welcome.wav")), (1500, .paused, .clip(name: "welcome.wav")),
+            (2000, .resumed, .clip(name: "welcome.wav")), (2500, .finished, .clip(name: "welcome.wav")),
+            (3000, .started, .clip(name: "bell.wav")), (3250, .stopped, .clip(name: "bell.wav")),
+            (4000, .started, .clip(name: "no-such.wav")),
+            (5000, .started, .speech(text: "hello", voice: "en")),
+        ] as [(Int64, PlaybackPhase, PlaybackItem)] {
+            try writer.write(.playback(PlaybackEvent(timestamp: at(ms), phase: phase, item: item)), channel: "speaker")
+        }
+        try writer.close()
+        let run = try hal("convert", "--quiet", "--sound", "traces/viewer/clips", folder + "/spoken.jsonl", folder + "/spoken.mcap")
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.contains("no sound for clip 'no-such.wav'"), "\(run.errors)")
+        let peer = try await runProcess("/usr/bin/env", ["python3", MCAPTracePeer.script, "sound", folder + "/spoken.mcap"], timeout: 60)
+        #expect(peer.status == 0, "\(peer.output)")
+        let words = try #require(peer.output.split(separator: "\n").first { $0.hasPrefix("speaker.audio ") }, "\(peer.output)")
+        let fields = words.split(separator: " ")
+        func field(_ name: String) -> Int? { fields.firstIndex(of: Substring(name)).flatMap { Int(fields[$0 + 1]) } }
+        // 16,000 frames of welcome.wav and 4,000 of bell.wav at 16 kHz, then espeak-ng's "hello" (22,050 Hz): the
+        // blocks are a tenth of a second of whichever rate; the first starts at 1 s.
+        #expect(field("first") == 1_000_000_000 && field("channels") == 1, "\(words)")
+        let frames = try #require(field("frames"))
+        #expect(frames > 20_000 + 5_000 && frames < 20_000 + 40_000, "\(words)")
+        #expect((field("energy") ?? 0) > 0 && words.hasSuffix("derived-from speaker"), "\(words)")
+        let schemas = try await runProcess("/usr/bin/env", ["python3", MCAPTracePeer.script, "schemas", folder + "/spoken.mcap"], timeout: 60)
+        #expect(schemas.status == 0 && schemas.output.contains("match: RawAudio\n"), "\(schemas.output)")
+        // Read back as a trace, the sound channel is not there, and JSON Lines comes back the same.
+        let back = try hal("convert", "--quiet", folder + "/spoken.mcap", folder + "/back.jsonl")
+        #expect(back.status == 0, "\(back.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/back.jsonl")) == (try Data(contentsOf: URL(fileURLWithPath: folder + "/spoken.jsonl"))))
+    }
+
+}
+
+/// The MCAP trace tests' peer script (Tests/SimulationTests/Fixtures/mcap_trace_peer.py).
+enum MCAPTracePeer {
+    static let script = packageRoot + "/Tests/SimulationTests/Fixtures/mcap_trace_peer.py"
 }

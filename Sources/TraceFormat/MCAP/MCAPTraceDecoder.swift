@@ -25,6 +25,8 @@ struct MCAPTraceDecoder {
     private enum Layout: Equatable {
         case motion(MotionQuantity)
         case pose, pointer, key, location, rawImage, compressedImage, expression, playback, log, json
+        /// A channel derived from a trace channel, such as a speaker's sound: not part of the trace.
+        case derived
     }
 
     init(header: TraceHeader, file: String) {
@@ -42,6 +44,12 @@ struct MCAPTraceDecoder {
     /// Learns what an MCAP channel holds: its trace channel (by its `index` metadata) and, from the channel's kind
     /// and schema, its messages' layout.
     mutating func declare(_ channel: MCAPChannel, schemaName: String) throws(TraceError) {
+        if channel.metadata["derived-from"] != nil {
+            // Derived from a trace channel (a speaker's sound), not one of the trace's: its messages are left out.
+            if targets.count <= Int(channel.id) { targets += Array(repeating: nil, count: Int(channel.id) + 1 - targets.count) }
+            targets[Int(channel.id)] = Target(index: -1, layout: .derived)
+            return
+        }
         guard let index = channel.metadata["index"].flatMap(Int.init), header.channels.indices.contains(index) else {
             throw TraceError(.badHeader, file: file, line: 0, field: "index", "channel \(channel.id) (\(channel.topic)) has no place in the header")
         }
@@ -89,13 +97,15 @@ struct MCAPTraceDecoder {
         }
     }
 
-    /// The record a message holds, and for a frame the file a JSON Lines trace kept it in.
-    mutating func decode(_ message: MCAPMessageView) throws(TraceError) -> (record: TraceRecord, framePath: String?) {
+    /// The record a message holds, and for a frame the file a JSON Lines trace kept it in; nil for a message on a
+    /// derived channel, which is not part of the trace.
+    mutating func decode(_ message: MCAPMessageView) throws(TraceError) -> (record: TraceRecord, framePath: String?)? {
         if let (channel, sample) = motion(message) { return (TraceRecord(channel: channel, reading: .motion(sample)), nil) }
         let id = Int(message.channelID)
         guard id < targets.count, let target = targets[id] else {
             throw TraceError(.unknownChannel, file: file, line: 0, "\(message.place): a message on MCAP channel \(message.channelID), which is not one of the trace's")
         }
+        if target.layout == .derived { return nil }
         return try decodeChecked(message, target)
     }
 
@@ -178,7 +188,7 @@ struct MCAPTraceDecoder {
                 case .expression: try expression(&reader)
                 case .playback: try playback(&reader)
                 case .log: try log(&reader)
-                case .motion, .json: break
+                case .motion, .json, .derived: break
                 }
                 line.byte(UInt8(ascii: "}"))
             }

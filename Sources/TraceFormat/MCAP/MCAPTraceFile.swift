@@ -51,8 +51,8 @@ public struct MCAPTraceFile: Sendable {
                             messages: { (message: MCAPMessageView) throws in
                 if let (channel, sample) = decoder.motion(message) {
                     try visit(TraceRecord(channel: channel, reading: .motion(sample)))
-                } else {
-                    try visit(try decoder.decode(message).record)
+                } else if let decoded = try decoder.decode(message) {
+                    try visit(decoded.record)
                 }
             })
         } catch let error as MCAPError {
@@ -67,7 +67,8 @@ public struct MCAPTraceFile: Sendable {
         var records: [TraceRecord] = []
         var framePaths: [Int: String] = [:]
         var truncation: TraceError?
-        func keep(_ decoded: (record: TraceRecord, framePath: String?)) {
+        func keep(_ decoded: (record: TraceRecord, framePath: String?)?) {
+            guard let decoded else { return }
             if let framePath = decoded.framePath { framePaths[records.count] = framePath }
             records.append(decoded.record)
         }
@@ -162,7 +163,8 @@ public struct MCAPTraceFile: Sendable {
             throw TraceError(.badHeader, file: path, line: 0, field: TraceSchemas.traceMetadata, "format '\(marker.values["format"] ?? "")' version '\(marker.values["version"] ?? "")': this package reads \(TraceHeader.formatName) versions 1...\(TraceHeader.currentVersion)")
         }
         var byIndex: [Int: TraceChannel] = [:]
-        for channel in channels.sorted(by: { $0.id < $1.id }) {
+        // A channel derived from a trace channel (a speaker's sound) is not one of the trace's.
+        for channel in channels.sorted(by: { $0.id < $1.id }) where channel.metadata["derived-from"] == nil {
             do {
                 let (index, traceChannel) = try MCAPChannelFields.channel(topic: channel.topic, channel.metadata)
                 if let known = byIndex[index], known != traceChannel {

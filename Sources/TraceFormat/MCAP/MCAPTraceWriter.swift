@@ -1,4 +1,4 @@
-import HAL
+public import HAL
 public import MCAP
 
 /// Writes a trace as an MCAP file, in schemas Foxglove reads (`docs/trace-format.md`): the same records a
@@ -116,6 +116,50 @@ public final class MCAPTraceWriter: TraceSink {
         counts[record.channel] += 1
     }
 
+    /// Writes what a speaker channel sounded like (``Audio/PlaybackSound``) beside it, as Foxglove's RawAudio on the
+    /// topic `CHANNEL.audio`: 16-bit PCM in blocks of a tenth of a second, each at the time its first sample played.
+    /// The sound channel is not a trace channel: its metadata names the channel it comes from (`derived-from`), and
+    /// reading the file as a trace leaves it out, so the trace is unchanged. Write it after the records, before
+    /// ``close()``.
+    public func writeSound(_ spans: [(start: Timestamp, audio: PCMAudio)], of channel: Int) throws(TraceError) {
+        guard header.channels.indices.contains(channel), header.channels[channel].kind == .speaker else {
+            throw TraceError(.invalidValue, file: path, line: 0, field: "ch", "sound goes beside a speaker channel")
+        }
+        let id = header.channels[channel].id
+        do {
+            let schema = try schemaID(TraceSchemas.Schema.rawAudio)
+            let mcapChannel = try writer.addChannel(
+                topic: id + ".audio", messageEncoding: "protobuf", schemaID: schema,
+                metadata: ["derived-from": id, "format": "pcm-s16"])
+            var sequence: UInt32 = 0
+            for (start, audio) in spans where audio.sampleRate > 0 && audio.channelCount > 0 {
+                let block = max(1, audio.sampleRate / 10) * audio.channelCount
+                for first in stride(from: 0, to: audio.samples.count, by: block) {
+                    let samples = audio.samples[first..<min(audio.samples.count, first + block)]
+                    let offset = Int64(first / audio.channelCount) * 1_000_000_000 / Int64(audio.sampleRate)
+                    let time = start.nanoseconds + offset
+                    guard time >= 0 else { continue }
+                    var out = Protobuf.Writer()
+                    out.timestamp(1, nanoseconds: time)
+                    var pcm: [UInt8] = []
+                    pcm.reserveCapacity(samples.count * 2)
+                    for sample in samples {
+                        let value = Int16(max(-32768, min(32767, (Double(sample) * 32767).rounded())))
+                        withUnsafeBytes(of: value.littleEndian) { pcm.append(contentsOf: $0) }
+                    }
+                    out.bytes(2, pcm)
+                    out.string(3, "pcm-s16")
+                    out.fixed32(4, UInt32(audio.sampleRate))
+                    out.fixed32(5, UInt32(audio.channelCount))
+                    try writer.add(MCAPMessage(channelID: mcapChannel, sequence: sequence, logTime: UInt64(time), data: out.bytes))
+                    sequence &+= 1
+                }
+            }
+        } catch {
+            throw TraceError(.io, file: path, line: 0, error.description)
+        }
+    }
+
     /// Closes the open chunk and writes it out.
     public func flush() throws(TraceError) {
         do { try writer.flushChunk() } catch { throw TraceError(.io, file: path, line: 0, error.description) }
@@ -135,20 +179,21 @@ public final class MCAPTraceWriter: TraceSink {
         }
     }
 
+    /// The id of `schema`, added the first time.
+    private func schemaID(_ schema: TraceSchemas.Schema) throws(MCAPError) -> UInt16 {
+        if let known = schemaIDs[schema.name] { return known }
+        let id = try writer.addSchema(name: schema.name, encoding: schema.encoding, data: schema.data)
+        schemaIDs[schema.name] = id
+        return id
+    }
+
     /// The MCAP channel for a trace channel's records in `schema`, declared (with its schema) the first time.
     private func channelID(_ index: Int, _ schema: TraceSchemas.Schema) throws(MCAPError) -> UInt16 {
         let key = ChannelKey(index: index, schema: schema.name)
         if let id = channelIDs[key] { return id }
-        let schemaID: UInt16
-        if let known = schemaIDs[schema.name] {
-            schemaID = known
-        } else {
-            schemaID = try writer.addSchema(name: schema.name, encoding: schema.encoding, data: schema.data)
-            schemaIDs[schema.name] = schemaID
-        }
         let channel = header.channels[index]
         let id = try writer.addChannel(
-            topic: channel.id, messageEncoding: schema.messageEncoding, schemaID: schemaID,
+            topic: channel.id, messageEncoding: schema.messageEncoding, schemaID: try schemaID(schema),
             metadata: MCAPChannelFields.metadata(channel, index: index))
         channelIDs[key] = id
         return id

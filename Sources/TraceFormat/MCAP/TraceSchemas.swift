@@ -28,13 +28,19 @@ enum TraceSchemas {
         static let expression = protobuf("hal.ExpressionReading")
         static let playback = protobuf("hal.PlaybackEvent")
         static let log = protobuf("foxglove.Log")
+        /// What a speaker channel sounded like, beside it (``MCAPTraceWriter/writeSound(_:of:)``).
+        static let rawAudio = protobuf("foxglove.RawAudio")
 
         /// A registered kind's records: JSON objects, the record's line as the JSON Lines trace has it.
         static func json(_ kind: DeviceKind) -> Schema { Schema(name: kind.rawValue, encoding: "jsonschema", messageEncoding: "json") }
 
-        /// The schema record's data: protoc's descriptor set, or a JSON Schema that says what every record has.
+        /// The schema record's data: protoc's descriptor set of the message's file and its imports, or a JSON
+        /// Schema that says what every record has.
         var data: [UInt8] {
-            encoding == "protobuf" ? TraceSchemas.descriptorSet : Array(TraceSchemas.jsonSchema.utf8)
+            guard encoding == "protobuf" else { return Array(TraceSchemas.jsonSchema.utf8) }
+            // hal.* messages are in proto/hal/Trace.proto; foxglove.X in proto/foxglove/X.proto.
+            let file = name.hasPrefix("hal.") ? "hal/Trace.proto" : "foxglove/" + name.dropFirst("foxglove.".count) + ".proto"
+            return TraceSchemas.descriptorSets[file] ?? []
         }
     }
 
@@ -57,12 +63,12 @@ enum TraceSchemas {
     /// The JSON Schema of a registered kind's messages.
     static let jsonSchema = #"{"type":"object","properties":{"t":{"type":"integer"},"ch":{"type":"string"}},"required":["t","ch"]}"#
 
-    /// The descriptor set's bytes.
-    static let descriptorSet: [UInt8] = {
-        let hex = Array(descriptorSetHex.utf8).filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: " ") }
+    /// The descriptor sets' bytes, by file.
+    static let descriptorSets: [String: [UInt8]] = descriptorSetsHex.mapValues { text in
+        let hex = Array(text.utf8).filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: " ") }
         func nibble(_ c: UInt8) -> UInt8 { c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : c - UInt8(ascii: "a") + 10 }
         return stride(from: 0, to: hex.count, by: 2).map { nibble(hex[$0]) << 4 | nibble(hex[$0 + 1]) }
-    }()
+    }
 
     /// Fields the trace keeps in Foxglove's messages beyond Foxglove's schema. Protobuf readers skip fields their
     /// schema does not name (and Python's keeps them as unknown fields), so the messages stay Foxglove's.

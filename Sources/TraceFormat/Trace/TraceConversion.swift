@@ -16,11 +16,12 @@ public enum TraceConversion {
         return (try Trace.load(path: path), [:])
     }
 
-    /// Writes every record of `trace` to `sink` and closes it, calling `progress` with the records written so far
-    /// every 65,536 records and at the end. A frame in memory whose record has a name in `framePaths` is saved under
+    /// Writes every record of `trace` to `sink`, then whatever `beforeClosing` adds, and closes it, calling
+    /// `progress` with the records written so far every 65,536 records and at the end. A frame in memory whose record has a name in `framePaths` is saved under
     /// that name by a JSON Lines writer.
     public static func write(
-        _ trace: Trace, framePaths: [Int: String] = [:], to sink: any TraceSink, progress: (Int) -> Void = { _ in }
+        _ trace: Trace, framePaths: [Int: String] = [:], to sink: any TraceSink, progress: (Int) -> Void = { _ in },
+        beforeClosing: (any TraceSink) throws(TraceError) -> Void = { _ in }
     ) throws(TraceError) {
         let writer = sink as? TraceWriter
         for (index, record) in trace.records.enumerated() {
@@ -31,7 +32,8 @@ public enum TraceConversion {
             }
             if index & 0xFFFF == 0xFFFF { progress(index + 1) }
         }
-        try sink.close()
         progress(trace.records.count)
+        try beforeClosing(sink)
+        try sink.close()
     }
 }

@@ -5,6 +5,9 @@
       Decodes every message with PyPI `mcap` and `mcap-protobuf-support` (protobuf) or json, with CRCs checked,
       and compares each with the record of the same index in the JSON Lines trace: the topic, the log time and
       the values a Foxglove panel would show. Prints a summary line per schema.
+  mcap_trace_peer.py sound TRACE.mcap
+      Decodes every foxglove.RawAudio message and prints, per topic, the messages, the frames, the sample rate, the
+      channels, the first message's time and the sum of the absolute samples.
   mcap_trace_peer.py schemas TRACE.mcap
       Checks that every foxglove.* message in the file's protobuf descriptors is Foxglove's own, field by field
       (name, number, type, label, message type), against PyPI `foxglove-schemas-protobuf`.
@@ -145,6 +148,29 @@ def check(kind, m, r, where):
         fail(f"{where}: kind {kind} in protobuf")
 
 
+def sound(mcap_path):
+    import struct
+    topics = {}
+    with open(mcap_path, "rb") as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()], validate_crcs=True)
+        for schema, channel, message, audio in reader.iter_decoded_messages():
+            if schema.name != "foxglove.RawAudio":
+                continue
+            if audio.format != "pcm-s16":
+                fail(f"{channel.topic}: format {audio.format!r}")
+            same(audio.timestamp.seconds * 1_000_000_000 + audio.timestamp.nanos, message.log_time, f"{channel.topic} timestamp")
+            samples = struct.unpack(f"<{len(audio.data) // 2}h", audio.data)
+            entry = topics.setdefault(channel.topic, {"messages": 0, "frames": 0, "rate": audio.sample_rate,
+                                                      "channels": audio.number_of_channels, "first": message.log_time,
+                                                      "energy": 0, "derived": channel.metadata.get("derived-from")})
+            entry["messages"] += 1
+            entry["frames"] += len(samples) // audio.number_of_channels
+            entry["energy"] += sum(abs(x) for x in samples)
+    for topic, e in sorted(topics.items()):
+        print(f"{topic} messages {e['messages']} frames {e['frames']} rate {e['rate']} channels {e['channels']}"
+              f" first {e['first']} energy {e['energy']} derived-from {e['derived']}")
+
+
 def schemas(mcap_path):
     from google.protobuf import descriptor_pb2
     import foxglove_schemas_protobuf
@@ -179,6 +205,8 @@ def schemas(mcap_path):
 if __name__ == "__main__":
     if sys.argv[1] == "decode":
         decode(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "sound":
+        sound(sys.argv[2])
     elif sys.argv[1] == "schemas":
         schemas(sys.argv[2])
     else:
