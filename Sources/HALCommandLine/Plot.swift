@@ -16,7 +16,7 @@ struct Plot: ParsableCommand {
             and pointer presses. Time is seconds from the first plotted record. docs/plots.md shows an example.
             """)
 
-    @Argument(help: "The trace: .jsonl, or .mcap holding a ROS 2 recording.")
+    @Argument(help: "The trace: .jsonl, or .mcap (a HAL trace or a ROS 2 recording).")
     var trace: String
 
     @Option(name: [.short, .customLong("output")], help: "The SVG file to write.")
@@ -40,6 +40,9 @@ struct Plot: ParsableCommand {
     @Option(help: "The picture's width in pixels.")
     var width: Double = 1000
 
+    @Flag(help: "No progress line.")
+    var quiet = false
+
     func validate() throws {
         guard output.hasSuffix(".svg") else { throw ValidationError("--output must name a .svg file") }
         if let from, let to, !(from < to) { throw ValidationError("--from must be before --to") }
@@ -48,8 +51,9 @@ struct Plot: ParsableCommand {
     }
 
     func run() throws {
-        let trace = try Trace.load(path: trace)
-        if let truncation = trace.truncation { printError("warning: \(truncation)") }
+        let progress = quiet ? nil : Progress(label: "plotting")
+        let trace = try Trace.load(path: trace) { progress?.update("reading", fraction: $0) }
+        if let truncation = trace.truncation { printError("\nwarning: \(truncation)") }
         if let channels {
             let unknown = channels.filter { trace.header.channelIndex(of: $0) == nil }
             if !unknown.isEmpty {
@@ -68,8 +72,11 @@ struct Plot: ParsableCommand {
             }
         }
         let plot = TracePlot(options: options)
+        progress?.step("drawing \(trace.records.count) records")
         let svg = plot.svg(for: trace, title: "\(self.trace)")
         try Data(svg.utf8).write(to: URL(fileURLWithPath: output))
+        progress?.step("done")
+        progress?.finish()
         printError("\(output): \(plot.panels(for: trace).joined(separator: ", "))")
     }
 }

@@ -1,7 +1,7 @@
 import HAL
 
-/// A progress line on standard error for a long job (a conversion, a plot of a large trace): the share done,
-/// rewritten in place at most four times a second, and ended with a newline by ``finish()``.
+/// A progress line on standard error for a long job (a conversion, a plot of a large trace): the step and its share
+/// done, rewritten in place at most four times a second, and ended with a newline by ``finish()``.
 final class Progress {
     private let label: String
     private let started = ContinuousClock.now
@@ -12,19 +12,19 @@ final class Progress {
         self.label = label
     }
 
-    /// Shows `done` of `total` if a quarter of a second has passed since the last line.
-    func update(done: Int, of total: Int, what: String = "records") {
+    /// Shows `step` at `fraction` (0...1) done, if a quarter of a second has passed since the last line or it is done.
+    func update(_ step: String, fraction: Double) {
         let now = ContinuousClock.now
-        guard now - shown >= .milliseconds(250) || done == total else { return }
+        guard now - shown >= .milliseconds(250) || fraction >= 1 else { return }
         shown = now
-        let share = total > 0 ? Double(done) / Double(total) * 100 : 100
-        printError("\r\(label) \(Int(share))% (\(done) of \(total) \(what), \(format3((now - started).seconds)) s)", terminator: "")
+        let percent = Int((max(0, min(1, fraction)) * 100).rounded(.down))
+        printError("\r\(label): \(step) \(percent)% (\(format3((now - started).seconds)) s)\u{1B}[K", terminator: "")
         wrote = true
     }
 
-    /// Shows a step with no count, such as "reading TRACE".
+    /// Shows a step with no share, such as "drawing".
     func step(_ text: String) {
-        printError("\r\(label): \(text)\u{1B}[K", terminator: "")
+        printError("\r\(label): \(text) (\(format3((ContinuousClock.now - started).seconds)) s)\u{1B}[K", terminator: "")
         wrote = true
     }
 

@@ -329,7 +329,7 @@ private func hal(_ arguments: String...) throws -> Run {
         let folder = try makeScratchFolder()
         let convert = try hal("convert", "traces/lobby-lookaround.jsonl", folder + "/lobby.mcap")
         #expect(convert.status == 0, "\(convert.errors)")
-        #expect(convert.errors.contains("converting 100%"), "the progress line: \(convert.errors)")
+        #expect(convert.errors.contains("converting: reading 100%") && convert.errors.contains(" records 100%"), "the progress line: \(convert.errors)")
         for offset in ["0", "7.5", "1000"] {
             let fromJSON = try hal("replay", "--jsonl", "--offset", offset, "traces/lobby-lookaround.jsonl")
             let fromMCAP = try hal("replay", "--jsonl", "--offset", offset, folder + "/lobby.mcap")

@@ -44,6 +44,8 @@ import Testing
             halExecutable, ["plot", recording, "--walk", packageRoot + "/traces/ubc/main-mall-tour.walk.json", "-o", svg], timeout: 120)
         #expect(plot.status == 0, "\(plot.output)")
         #expect(plot.output.contains("walk.svg: route"))
+        // The progress line: the share of the file read, then the drawing.
+        #expect(plot.output.contains("plotting: reading 100%") && plot.output.contains("plotting: drawing "), "\(plot.output)")
         let facts = try await Self.check(svg)
         Self.expectRendered(facts)
         #expect(facts["width"] as? Double == 1000)

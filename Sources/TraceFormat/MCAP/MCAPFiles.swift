@@ -19,9 +19,9 @@ enum MCAPFiles {
 
     /// The trace an MCAP file holds: a HAL trace (``MCAPTraceFile``), or a ROS 2 recording's sensor topics
     /// (``ROS2Import``). With `offset`, a HAL trace's records from `offset` after its first, read through its index.
-    static func load(path: String, from offset: Duration? = nil) throws(TraceError) -> Trace {
+    static func load(path: String, from offset: Duration? = nil, progress: (Double) -> Void = { _ in }) throws(TraceError) -> Trace {
         let reader = try open(path)
-        if MCAPTraceFile.isTrace(reader) { return try MCAPTraceFile.load(path: path, from: offset).trace }
+        if MCAPTraceFile.isTrace(reader) { return try MCAPTraceFile.load(path: path, from: offset, progress: progress).trace }
         guard ROS2Import.isROS2(reader) else {
             throw TraceError(.badHeader, file: path, line: 0,
                 "an MCAP file, but neither a HAL trace (profile 'hal') nor a ROS 2 recording (profile 'ros2', or cdr channels)")

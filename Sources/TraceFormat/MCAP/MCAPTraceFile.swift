@@ -28,15 +28,14 @@ public struct MCAPTraceFile: Sendable {
 
     /// Reads the trace in the file at `path`. With `offset`, only the records from `offset` after the trace's first
     /// record are read, through the file's chunk index, so that only the chunks from there on are read.
-    public static func load(path: String, from offset: Duration? = nil) throws(TraceError) -> MCAPTraceFile {
-        let reader: MCAPReader
-        do { reader = try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
-        return try load(reader, from: offset)
+    /// `progress` hears the share of the file read so far (0...1) as the read goes.
+    public static func load(path: String, from offset: Duration? = nil, progress: (Double) -> Void = { _ in }) throws(TraceError) -> MCAPTraceFile {
+        try load(MCAPFiles.open(path), from: offset, progress: progress)
     }
 
     /// Reads a trace from an MCAP file's bytes; `file` names it in errors.
     public static func decode(_ bytes: [UInt8], file: String = "<memory>") throws(TraceError) -> MCAPTraceFile {
-        try load(MCAPReader(bytes: bytes, name: file), from: nil)
+        try load(MCAPReader(bytes: bytes, name: file), from: nil, progress: { _ in })
     }
 
     /// Hands each record of the file at `path` to `visit` in file order, without keeping them: the fast path, for
@@ -60,7 +59,7 @@ public struct MCAPTraceFile: Sendable {
         }
     }
 
-    private static func load(_ reader: MCAPReader, from offset: Duration?) throws(TraceError) -> MCAPTraceFile {
+    private static func load(_ reader: MCAPReader, from offset: Duration?, progress: (Double) -> Void) throws(TraceError) -> MCAPTraceFile {
         let path = reader.path
         let (header, summary, declared) = try header(of: reader)
         var decoder = declared
@@ -71,6 +70,7 @@ public struct MCAPTraceFile: Sendable {
             guard let decoded else { return }
             if let framePath = decoded.framePath { framePaths[records.count] = framePath }
             records.append(decoded.record)
+            if records.count & 0xFFFF == 0 { progress(min(1, Double(reader.bytesRead) / Double(max(1, reader.size)))) }
         }
         do {
             if let offset, let summary, !summary.chunkIndexes.isEmpty {
@@ -111,6 +111,7 @@ public struct MCAPTraceFile: Sendable {
                 framePaths = keptPaths
             }
         }
+        progress(1)
         var trace = Trace(header: header, records: records, path: path)
         trace.truncation = truncation
         return MCAPTraceFile(trace: trace, framePaths: framePaths, bytesRead: reader.bytesRead)

@@ -21,9 +21,22 @@ public struct Trace: Sendable, Hashable {
     /// Reads a whole trace file: JSON Lines, or MCAP holding a HAL trace (``MCAPTraceFile``) or a ROS 2 recording
     /// (``ROS2Import``), told apart by the file's first bytes.
     public static func load(path: String) throws(TraceError) -> Trace {
-        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path) }
+        try load(path: path, progress: { _ in })
+    }
+
+    /// ``load(path:)``, calling `progress` with the share of the file read so far (0...1) as it goes, for a
+    /// progress line on a large trace.
+    public static func load(path: String, progress: (Double) -> Void) throws(TraceError) -> Trace {
+        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path, progress: progress) }
         let reader = try TraceReader(path: path)
-        var trace = Trace(header: reader.header, records: try reader.readAll(), path: path)
+        let size = Double(max(1, TracePath.fileSize(path) ?? 1))
+        var records: [TraceRecord] = []
+        while let record = try reader.next() {
+            records.append(record)
+            if records.count & 0xFFFF == 0 { progress(min(1, Double(reader.bytesRead) / size)) }
+        }
+        progress(1)
+        var trace = Trace(header: reader.header, records: records, path: path)
         trace.truncation = reader.truncation
         return trace
     }

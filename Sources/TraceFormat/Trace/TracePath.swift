@@ -32,6 +32,13 @@ public enum TracePath {
         path.hasPrefix("/") ? path : folder(ofTraceAt: tracePath) + "/" + path
     }
 
+    /// The size of the file at `path` in bytes, or nil when it cannot be opened.
+    static func fileSize(_ path: String) -> Int? {
+        guard let descriptor = try? FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec]) else { return nil }
+        defer { try? descriptor.close() }
+        return (try? descriptor.seek(offset: 0, from: .end)).map(Int.init)
+    }
+
     /// The bytes of the file at `path`, such as a frame's image.
     static func readFile(_ path: String) throws -> [UInt8] {
         let descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])

@@ -22,6 +22,8 @@ public final class TraceReader {
     @exclusivity(unchecked) public private(set) var truncation: TraceError?
     /// The number of the last line read.
     @exclusivity(unchecked) public private(set) var lineNumber: Int = 0
+    /// How many bytes of the file have been read so far, for a progress line.
+    @exclusivity(unchecked) public private(set) var bytesRead: Int = 0
 
     /// The longest line the reader accepts, so a corrupt file cannot exhaust memory.
     public static let maximumLineLength = 16 << 20
@@ -180,5 +182,6 @@ public final class TraceReader {
         }
         if count == 0 { atEndOfInput = true }
         filled += count
+        bytesRead += count
     }
 }
