@@ -97,7 +97,7 @@ let package = Package(
             name: "MCAP", dependencies: ["CCompression", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6),
         // Debian's libzstd, liblz4 (frame format) and zlib (CRC-32), for MCAP's chunks.
-        .systemLibrary(name: "CCompression", providers: [.apt(["libzstd-dev", "liblz4-dev", "zlib1g-dev"])]),
+        .systemLibrary(name: "CCompression", providers: [.apt(["libzstd-dev", "liblz4-dev", "libdeflate-dev"])]),
 
         // Pictures of traces: routes, time series, expression scores and event lanes as SVG (`hal plot`).
         .target(name: "Plotting", dependencies: ["HAL", "TraceFormat"], swiftSettings: strictSwift6),

@@ -123,17 +123,13 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
     }
 }
 
-/// zlib's CRC-32 of `bytes`, continuing from `crc`.
+/// The CRC-32 (zlib's, as MCAP specifies) of `bytes`, continuing from `crc`, through libdeflate.
 func crc32(_ bytes: some Collection<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
-    var value = UInt(crc)
+    var value = crc
     let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-        var start = 0
-        while start < buffer.count {
-            let count = min(buffer.count - start, Int(UInt32.max))
-            value = CCompression.crc32(value, buffer.baseAddress! + start, UInt32(count))
-            start += count
-        }
+        guard let base = buffer.baseAddress else { return }
+        value = libdeflate_crc32(value, base, buffer.count)
     }
     if done == nil { return crc32(Array(bytes), continuing: crc) }
-    return UInt32(truncatingIfNeeded: value)
+    return value
 }

@@ -81,10 +81,20 @@ public final class MCAPReader {
         }
         guard let descriptor else { return Int(offset) }  // in memory, everything is in the window
         let length = Int(min(size - offset, UInt64(readAhead ? max(count, Self.blockSize) : count)))
-        var done = 0
+        // What the window already holds from `offset` on is copied, not read again: a scan's next record often
+        // starts inside the last block.
+        let windowEnd = window.start + UInt64(window.bytes.count)
+        let kept = offset >= window.start && offset < windowEnd ? min(length, Int(windowEnd - offset)) : 0
+        var done = kept
         var failure: (any Error)?
         // Read straight into the new buffer, with no zeroing first: the bytes not read are cut off.
         let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            if kept > 0 {
+                let from = Int(offset - window.start)
+                window.bytes.withUnsafeBufferPointer { old in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[0..<kept]).initialize(from: old[from..<(from + kept)])
+                }
+            }
             do {
                 while done < length {
                     let got = try descriptor.read(
@@ -100,7 +110,7 @@ public final class MCAPReader {
         if let failure {
             throw MCAPError(file: path, offset: offset + UInt64(done), record: record, "cannot read: \(failure)")
         }
-        bytesRead += UInt64(done)
+        bytesRead += UInt64(done - kept)
         guard done == length else {
             throw MCAPError(file: path, offset: offset + UInt64(done), record: record, "the file ended while being read")
         }
