@@ -140,6 +140,23 @@ import Testing
         #expect(schemas.status == 0 && schemas.output.contains("match: Color CompressedImage KeyValuePair LocationFix Log Pose PoseInFrame Quaternion RawImage Vector3\n"), "\(schemas.output)")
     }
 
+    /// A HAL trace written by another implementation: PyPI `mcap`'s Writer, with every message serialised by
+    /// Python's protobuf, which leaves zeros out and may lay fields out otherwise; read back, it is the same trace.
+    @Test func aTraceWrittenByPyPIMCAPIsReadToTheSameBytes() async throws {
+        let folder = try makeScratchFolder()
+        let original = try Self.everyKind(in: folder)
+        try Self.convert(original, folder + "/every.mcap")
+        let run = try await runProcess("/usr/bin/env", ["python3", Self.peer, "rewrite", folder + "/every.mcap", folder + "/python.mcap"], timeout: 120)
+        try #require(run.status == 0, "\(run.output)")
+        let python = try Trace.load(path: folder + "/python.mcap")
+        #expect(python.truncation == nil, "\(String(describing: python.truncation))")
+        try FileManager.default.createDirectory(atPath: folder + "/back", withIntermediateDirectories: true)
+        try Self.convert(folder + "/python.mcap", folder + "/back/every.jsonl")
+        let before = try String(contentsOfFile: original, encoding: .utf8)
+        let after = try String(contentsOfFile: folder + "/back/every.jsonl", encoding: .utf8)
+        #expect(before == after)
+    }
+
     @Test func theCommittedDescriptorsAreWhatProtocMakesOfTheSchemas() async throws {
         let run = try await runProcess(packageRoot + "/scripts/gen-trace-schemas", ["--check"], timeout: 60)
         #expect(run.status == 0, "\(run.output)")

@@ -5,6 +5,10 @@
       Decodes every message with PyPI `mcap` and `mcap-protobuf-support` (protobuf) or json, with CRCs checked,
       and compares each with the record of the same index in the JSON Lines trace: the topic, the log time and
       the values a Foxglove panel would show. Prints a summary line per schema.
+  mcap_trace_peer.py rewrite TRACE.mcap OUT.mcap
+      Writes the trace again with PyPI `mcap`'s Writer (zstd chunks), every protobuf message decoded and serialised
+      again by Python's protobuf (which leaves out fields at their default, orders fields by number and keeps
+      unknown ones), the JSON messages as they are: a HAL trace another implementation wrote, for the reader.
   mcap_trace_peer.py sound TRACE.mcap
       Decodes every foxglove.RawAudio message and prints, per topic, the messages, the frames, the sample rate, the
       channels, the first message's time and the sum of the absolute samples.
@@ -148,6 +152,32 @@ def check(kind, m, r, where):
         fail(f"{where}: kind {kind} in protobuf")
 
 
+def rewrite(source, target):
+    from mcap.writer import CompressionType, Writer
+
+    with open(source, "rb") as f, open(target, "wb") as out:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()], validate_crcs=True)
+        header = reader.get_header()
+        summary = reader.get_summary()
+        writer = Writer(out, compression=CompressionType.ZSTD)
+        writer.start(profile=header.profile, library="mcap_trace_peer.py")
+        for metadata in reader.iter_metadata():
+            writer.add_metadata(metadata.name, metadata.metadata)
+        schema_ids, channel_ids = {}, {}
+        for schema in summary.schemas.values():
+            schema_ids[schema.id] = writer.register_schema(schema.name, schema.encoding, schema.data)
+        for channel in sorted(summary.channels.values(), key=lambda c: c.id):
+            channel_ids[channel.id] = writer.register_channel(
+                channel.topic, channel.message_encoding, schema_ids.get(channel.schema_id, 0), channel.metadata)
+        factory = DecoderFactory()
+        for schema, channel, message in reader.iter_messages(log_time_order=False):
+            data = message.data
+            if channel.message_encoding == "protobuf":
+                data = factory.decoder_for("protobuf", schema)(message.data).SerializeToString()
+            writer.add_message(channel_ids[channel.id], message.log_time, data, message.publish_time, message.sequence)
+        writer.finish()
+
+
 def sound(mcap_path):
     import struct
     topics = {}
@@ -205,6 +235,8 @@ def schemas(mcap_path):
 if __name__ == "__main__":
     if sys.argv[1] == "decode":
         decode(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "rewrite":
+        rewrite(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "sound":
         sound(sys.argv[2])
     elif sys.argv[1] == "schemas":
