@@ -24,8 +24,9 @@ public func fuzzTrace(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
-/// The MCAP reader (scan, the message-view scan, summary, indexed reads), and over it the HAL trace reader (every
-/// schema, protobuf and JSON) and the ROS 2 import (CDR, every sensor type).
+/// The MCAP reader (scan, the message-view scan with and without CRCs, summary, indexed reads), and over it the HAL
+/// trace reader (every schema, protobuf and JSON, whole and from an offset) and the ROS 2 import (CDR, every sensor
+/// type).
 @_cdecl("hal_fuzz_mcap")
 public func fuzzMCAP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = bytes(data, size)
@@ -36,6 +37,10 @@ public func fuzzMCAP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     try? reader.messages { _, _ in }
     _ = try? reader.metadata()
     _ = try? MCAPTraceFile.decode(input, file: "fuzz.mcap")
+    _ = try? MCAPTraceFile.decode(input, file: "fuzz.mcap", from: .milliseconds(1))
+    let trusting = MCAPReader(bytes: input, name: "fuzz.mcap")
+    trusting.checksCRCs = false
+    try? trusting.scan({ _ in }, messages: { _ in })
     _ = ROS2Import.decode(input, file: "fuzz.mcap")
     return 0
 }

@@ -45,10 +45,10 @@ public enum PlaybackSound {
             let total = state.audio.samples.count / channels
             var frames = total - state.position
             if let end {
-                let elapsed = since.duration(to: end)
-                let (seconds, attoseconds) = elapsed.components
-                let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-                frames = min(frames, max(0, Int(nanoseconds * Int64(state.audio.sampleRate) / 1_000_000_000)))
+                // The frames that fit between the two times, in floating point: no time or rate can overflow it.
+                let seconds = (Double(end.nanoseconds) - Double(since.nanoseconds)) / 1e9
+                let fit = seconds * Double(state.audio.sampleRate)
+                if fit < Double(frames) { frames = max(0, Int(fit)) }
             }
             if frames > 0 {
                 let samples = Array(state.audio.samples[(state.position * channels)..<((state.position + frames) * channels)])

@@ -54,7 +54,10 @@ struct Convert: ParsableCommand {
             progress?.step("rendering the speakers' sound")
             for (index, channel) in trace.header.channels.enumerated() where channel.kind == .speaker {
                 let events = trace.records.compactMap { $0.channel == index ? PlaybackEvent($0.reading) : nil }
-                let (spans, missing) = PlaybackSound.render(events, clip: { name in try SoundFile.read(sound + "/" + name) })
+                let (spans, missing) = PlaybackSound.render(events, clip: { name in
+                    guard TracePath.staysInsideTraceFolder(name) else { throw ValidationError("the name leaves \(sound)") }
+                    return try SoundFile.read(sound + "/" + name)
+                })
                 try writer.writeSound(spans.map { ($0.start, $0.audio) }, of: index)
                 for item in missing { printError("\nchannel \(channel.id): no sound for \(item)") }
             }

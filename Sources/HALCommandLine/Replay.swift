@@ -38,7 +38,7 @@ struct Replay: AsyncParsableCommand {
     func validate() throws {
         if rate != nil && realtime { throw ValidationError("--rate and --realtime are exclusive") }
         if let rate, !(rate > 0) { throw ValidationError("--rate takes a positive number") }
-        if offset < 0 { throw ValidationError("--offset takes a number of seconds, 0 or more") }
+        if !(offset >= 0 && offset <= 1e9) { throw ValidationError("--offset takes a number of seconds, 0 to 10^9") }
         if loop < 0 { throw ValidationError("--loop takes 0 (forever) or more") }
     }
 

@@ -184,6 +184,9 @@ public final class MCAPReader {
             let (opcode, content, next) = try record(at: offset, limit: size)
             let name = MCAPOpcode.name(of: opcode)
             var input = decoder(content, record: name)
+            if (opcode == MCAPOpcode.header.rawValue) != (offset == 8) {
+                throw MCAPError(file: path, offset: offset, record: name, "the first record must be the Header, and only the first")
+            }
             switch MCAPOpcode(rawValue: opcode) {
             case .dataEnd:
                 let expected = try input.u32("data_section_crc")
@@ -202,17 +205,12 @@ public final class MCAPReader {
                         try state.read(opcode, &record, at: UInt64(start), visit)
                     }
                 }
+            case .message where messages != nil:
+                try window.bytes.withUnsafeBytes { raw in
+                    try messages!(try state.view(raw, content, chunk: nil, at: offset, file: path))
+                }
             default:
-                if opcode == MCAPOpcode.header.rawValue && offset != 8 || opcode != MCAPOpcode.header.rawValue && offset == 8 {
-                    throw MCAPError(file: path, offset: offset, record: name, "the first record must be the Header, and only the first")
-                }
-                if let messages, opcode == MCAPOpcode.message.rawValue {
-                    try window.bytes.withUnsafeBytes { raw in
-                        try messages(try state.view(raw, content, chunk: nil, at: offset, file: path))
-                    }
-                } else {
-                    try state.read(opcode, &input, at: offset, visit)
-                }
+                try state.read(opcode, &input, at: offset, visit)
             }
             if checksCRCs { crc = crc32(window.bytes[(content.lowerBound - 9)..<content.upperBound], continuing: crc) }
             offset = next
@@ -222,9 +220,7 @@ public final class MCAPReader {
     /// The schemas and channels declared so far in a scan.
     private struct ScanState {
         var schemas: [UInt16: MCAPSchema] = [:]
-        var channels: [UInt16: MCAPChannel] = [:] {
-            didSet { for id in channels.keys { declared[Int(id) >> 6] |= 1 << (UInt64(id) & 63) } }
-        }
+        private(set) var channels: [UInt16: MCAPChannel] = [:]
         /// A bit per channel id: whether it is declared, for the fast path's check.
         private var declared = [UInt64](repeating: 0, count: 1024)
 
@@ -274,6 +270,7 @@ public final class MCAPReader {
                     return
                 }
                 channels[channel.id] = channel
+                declared[Int(channel.id) >> 6] |= 1 << (UInt64(channel.id) & 63)
                 try visit(.channel(channel))
             case .message:
                 let message = try input.message()

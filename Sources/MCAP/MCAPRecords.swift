@@ -125,15 +125,15 @@ public struct MCAPMessageView {
     public var publishTime: UInt64
     /// The message's data: do not keep it past the call.
     public var data: UnsafeRawBufferPointer
-    /// The file offset of the message's record, or of the Chunk record it is in, for errors.
-    public var recordOffset: UInt64
+    /// The file offset of the message's record, or of the Chunk record it is in, for errors; nil when not known.
+    public var recordOffset: UInt64?
     /// For a message in a chunk, where its record starts in the chunk's decompressed records.
     public var offsetInChunk: Int?
 
     /// A view of a message's fields and data.
     public init(
         channelID: UInt16, sequence: UInt32, logTime: UInt64, publishTime: UInt64, data: UnsafeRawBufferPointer,
-        recordOffset: UInt64, offsetInChunk: Int?
+        recordOffset: UInt64?, offsetInChunk: Int?
     ) {
         self.channelID = channelID
         self.sequence = sequence
@@ -144,9 +144,10 @@ public struct MCAPMessageView {
         self.offsetInChunk = offsetInChunk
     }
 
-    /// Where the message is, for errors: `byte N` or `byte N (a chunk), its records' byte M`.
+    /// Where the message is, for errors: `byte N`, `byte N (a chunk), byte M of its records`, or its log time.
     public var place: String {
-        offsetInChunk.map { "byte \(recordOffset) (a chunk), byte \($0) of its records" } ?? "byte \(recordOffset)"
+        guard let recordOffset else { return "the message logged at \(logTime) ns" }
+        return offsetInChunk.map { "byte \(recordOffset) (a chunk), byte \($0) of its records" } ?? "byte \(recordOffset)"
     }
 }
 

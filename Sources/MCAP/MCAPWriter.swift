@@ -97,6 +97,10 @@ public final class MCAPWriter {
 
     /// Adds a schema and returns its id.
     public func addSchema(name: String, encoding: String, data: [UInt8]) throws(MCAPError) -> UInt16 {
+        try checkOpen("Schema")
+        guard schemas.count < Int(UInt16.max) else {
+            throw MCAPError(file: path, offset: position, record: "Schema", "MCAP has at most \(UInt16.max) schemas")
+        }
         let schema = MCAPSchema(id: UInt16(schemas.count + 1), name: name, encoding: encoding, data: data)
         schemas.append(schema)
         pending.schema(schema)
@@ -109,6 +113,10 @@ public final class MCAPWriter {
         guard schemaID == 0 || Int(schemaID) <= schemas.count else {
             throw MCAPError(file: path, offset: position, record: "Channel", "schema \(schemaID) has not been added")
         }
+        try checkOpen("Channel")
+        guard channels.count < Int(UInt16.max) else {
+            throw MCAPError(file: path, offset: position, record: "Channel", "MCAP has at most \(UInt16.max) channels")
+        }
         let channel = MCAPChannel(id: UInt16(channels.count + 1), schemaID: schemaID, topic: topic, messageEncoding: messageEncoding, metadata: metadata)
         channels.append(channel)
         pending.channel(channel)
@@ -118,6 +126,7 @@ public final class MCAPWriter {
 
     /// Adds named metadata.
     public func addMetadata(_ metadata: MCAPMetadata) throws(MCAPError) {
+        try checkOpen("Metadata")
         let offset = position
         pending.metadata(metadata)
         metadataIndexes.append(MCAPMetadataIndex(offset: offset, length: position - offset, name: metadata.name))
@@ -127,6 +136,7 @@ public final class MCAPWriter {
 
     /// Adds a message to the open chunk, closing the chunk when it is full.
     public func add(_ message: MCAPMessage) throws(MCAPError) {
+        try checkOpen("Message")
         guard message.channelID >= 1, Int(message.channelID) <= channels.count else {
             throw MCAPError(file: path, offset: position, record: "Message", "channel \(message.channelID) has not been added")
         }
@@ -148,7 +158,11 @@ public final class MCAPWriter {
         try flush()
     }
 
-    /// The log time of the open chunk's first message, or nil when no chunk is open.
+    private func checkOpen(_ record: String) throws(MCAPError) {
+        guard !finished else { throw MCAPError(file: path, offset: position, record: record, "the file is finished") }
+    }
+
+    /// The earliest log time in the open chunk, or nil when no chunk is open.
     public var openChunkStart: UInt64? { chunk.bytes.isEmpty ? nil : chunkStart }
 
     /// Closes the open chunk, writes the summary and the footer, and closes the file.

@@ -240,6 +240,87 @@ import Testing
         #expect(cut.records == Array(whole.prefix(cut.records.count)))
     }
 
+    /// A recording killed after a flush: every channel is in the header, the ones with no record yet too, and every
+    /// record flushed is read, with the cut said as a truncation.
+    @Test func aRecordingKilledAfterAFlushKeepsItsWholeHeaderAndEveryFlushedRecord() throws {
+        let folder = try makeScratchFolder()
+        let path = folder + "/killed.mcap"
+        let header = TraceHeader(channels: [
+            TraceChannel(id: "gyro", kind: .gyroscope, source: "x"), TraceChannel(id: "keys", kind: .keys, source: "x"),
+            TraceChannel(id: "cam", kind: .camera, source: "x"),
+        ])
+        let writer = try MCAPTraceWriter(path: path, header: header)
+        for i in 0..<500 {
+            try writer.write(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: Timestamp(nanoseconds: Int64(i) * 1_000_000), quantity: .angularVelocity, value: Vector3(x: Double(i), y: 0, z: 0)))))
+        }
+        try writer.flush()
+        // The file as a kill -9 leaves it: what was flushed, no summary.
+        let cut = folder + "/cut.mcap"
+        try FileManager.default.copyItem(atPath: path, toPath: cut)
+        try writer.close()
+        let trace = try Trace.load(path: cut)
+        #expect(trace.header.channels.map(\.id) == ["gyro", "keys", "cam"])
+        #expect(trace.records.count == 500)
+        let truncation = try #require(trace.truncation)
+        #expect(truncation.kind == .truncated && truncation.message.contains("500 records"), "\(truncation)")
+    }
+
+    /// A number a trace cannot hold, in a message another writer made, is refused naming its field.
+    @Test func aNonFiniteNumberInAMessageIsNamedByItsField() throws {
+        let folder = try makeScratchFolder()
+        let path = folder + "/inf.mcap"
+        var options = MCAPWriter.Options()
+        options.profile = "hal"
+        let writer = try MCAPWriter(path: path, options: options)
+        try writer.addMetadata(MCAPMetadata(name: "hal-trace", values: ["format": "hal-trace", "version": "1"]))
+        let pointerSchema = try writer.addSchema(name: "hal.PointerEvent", encoding: "protobuf", data: [])
+        let channel = try writer.addChannel(topic: "touch", messageEncoding: "protobuf", schemaID: pointerSchema, metadata: ["index": "0", "kind": "pointer", "source": "x", "units": "normalized"])
+        // phase "press", pointer 0, x = +infinity, y = 1.
+        var data: [UInt8] = [0x0A, 5] + Array("press".utf8) + [0x10, 0, 0x19]
+        data += withUnsafeBytes(of: Double.infinity.bitPattern.littleEndian, Array.init)
+        data += [0x21] + withUnsafeBytes(of: (1.0).bitPattern.littleEndian, Array.init)
+        try writer.add(MCAPMessage(channelID: channel, logTime: 5, data: data))
+        try writer.finish()
+        let trace = try Trace.load(path: path)
+        let error = try #require(trace.truncation)
+        #expect(error.field == "x" && error.message.contains("inf is not a finite number") && error.message.contains("byte "), "\(error)")
+    }
+
+    @Test func aFrameNameThatIsATraceOrUsedTwiceIsRefused() throws {
+        let folder = try makeScratchFolder()
+        let header = TraceHeader(channels: [TraceChannel(id: "cam", kind: .camera, source: "x")])
+        let writer = try TraceWriter(path: folder + "/out.jsonl", header: header)
+        func frame(_ sequence: UInt64) -> TraceRecord {
+            TraceRecord(channel: 0, reading: .frame(Frame(
+                timestamp: Timestamp(nanoseconds: Int64(sequence)), sequence: sequence, width: 1, height: 1, pixelFormat: .grey,
+                bytesPerRow: 1, storage: .bytes([7]))))
+        }
+        #expect(throws: TraceError.self) { try writer.write(frame(0), savingFrameAs: "out.jsonl") }
+        #expect(throws: TraceError.self) { try writer.write(frame(0), savingFrameAs: "../x.raw") }
+        try writer.write(frame(0), savingFrameAs: "frames/a.raw")
+        #expect(throws: TraceError.self) { try writer.write(frame(1), savingFrameAs: "frames/a.raw") }
+        try writer.close()
+        #expect(try Trace.load(path: folder + "/out.jsonl").records.count == 1)
+        #expect(try TracePath.readFileForTests(folder + "/out.jsonl").count > 40)
+    }
+
+    /// JSON Lines into another folder takes its frame files along; MCAP to MCAP keeps their names.
+    @Test func conversionsKeepFrameFilesWhereverTheyGo() throws {
+        let folder = try makeScratchFolder()
+        let original = try Self.everyKind(in: folder)
+        try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
+        try Self.convert(original, folder + "/elsewhere/copy.jsonl")
+        #expect(try String(contentsOfFile: original, encoding: .utf8) == (try String(contentsOfFile: folder + "/elsewhere/copy.jsonl", encoding: .utf8)))
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder + "/every.frames") {
+            #expect(try TracePath.readFileForTests(folder + "/every.frames/" + name) == (try TracePath.readFileForTests(folder + "/elsewhere/every.frames/" + name)))
+        }
+        try Self.convert(original, folder + "/a.mcap")
+        try Self.convert(folder + "/a.mcap", folder + "/b.mcap")
+        try FileManager.default.createDirectory(atPath: folder + "/back", withIntermediateDirectories: true)
+        try Self.convert(folder + "/b.mcap", folder + "/back/every.jsonl")
+        #expect(try String(contentsOfFile: original, encoding: .utf8) == (try String(contentsOfFile: folder + "/back/every.jsonl", encoding: .utf8)))
+    }
+
     @Test func aDamagedMessageIsNamedByItsByteAndField() throws {
         // A pointer event whose phase is not one: the JSON Lines decoder's words, with the message's place.
         let folder = try makeScratchFolder()

@@ -155,6 +155,13 @@ public final class TraceRecorder: Sendable {
     /// Throws a ``TraceError`` only when the file cannot be written (a full disk);
     /// everything written before that stays readable.
     public func run() async throws(TraceError) -> RecordingSummary {
+        // Once a second, what the writer holds goes to the file (an MCAP writer's open chunk), so that a crash
+        // loses at most the last second whatever the channels' rates.
+        let flusher = Task { [writer] in
+            while (try? await Task.sleep(for: .seconds(1))) != nil {
+                writer.withLock { writer in try? writer.flush() }
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             for (index, source) in sources.enumerated() {
                 group.addTask { await self.record(source, channel: index) }
@@ -163,6 +170,7 @@ public final class TraceRecorder: Sendable {
                 if self.writeError.withLock({ $0 != nil }) { group.cancelAll() }
             }
         }
+        flusher.cancel()
         let stopped = Task.isCancelled
         try writer.withLock { writer throws(TraceError) in try writer.close() }
         if let error = writeError.withLock({ $0 }) { throw error }

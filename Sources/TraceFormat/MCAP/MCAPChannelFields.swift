@@ -4,6 +4,10 @@ import HAL
 /// `kind`, `source`, and where the channel has them `units`, `rate`, `name`, `backend`, `range`, `resolution` and
 /// `frame`. Numbers are written in their shortest exact decimal form.
 enum MCAPChannelFields {
+    /// The most channels a trace in MCAP has: each may take two MCAP channels (a camera's raw and encoded frames),
+    /// and MCAP's channel ids are 16-bit.
+    static let maximumChannels = 4096
+
     static func metadata(_ channel: TraceChannel, index: Int) -> [String: String] {
         var fields = ["index": String(index), "kind": channel.kind.rawValue, "source": channel.source]
         fields["units"] = channel.units
@@ -29,8 +33,8 @@ enum MCAPChannelFields {
             return value
         }
         let indexText = try required("index")
-        guard let index = Int(indexText), (0..<4096).contains(index) else {
-            throw FieldProblem(field: "index", "'\(indexText)' is not a channel's place in the header (0...4095)")
+        guard let index = Int(indexText), (0..<maximumChannels).contains(index) else {
+            throw FieldProblem(field: "index", "'\(indexText)' is not a channel's place in the header (0...\(maximumChannels - 1))")
         }
         var frame: EarthFrame?
         if let text = fields["frame"] {

@@ -212,9 +212,15 @@ struct MCAPTraceDecoder {
 
     // MARK: Protobuf to the record's line
 
-    private mutating func number(_ key: StaticString, _ value: Double) {
+    /// Writes `"key":value`; a number JSON cannot hold is refused here, naming the field.
+    private mutating func number(_ key: StaticString, _ value: Double) throws(TraceError) {
         line.key(key)
-        line.double(value.isFinite ? value : .nan)  // a non-finite number fails the JSON decoder, which names the field
+        try finite(value, "\(key)")
+        line.double(value)
+    }
+
+    private func finite(_ value: Double, _ field: String) throws(TraceError) {
+        guard value.isFinite else { throw TraceError(.invalidValue, line: 0, field: field, "\(value) is not a finite number") }
     }
 
     private mutating func pose(_ reader: inout Protobuf.Reader) throws {
@@ -223,9 +229,11 @@ struct MCAPTraceDecoder {
         while let field = try reader.next() {
             switch field.number {
             case 3:
+                try field.expect(.lengthDelimited)
                 var pose = reader.nested(field)
                 while let member = try pose.next() {
                     guard member.number == 2 else { continue }
+                    try member.expect(.lengthDelimited)
                     var orientation = reader.nested(member)
                     while let component = try orientation.next() {
                         guard (1...4).contains(component.number) else { continue }
@@ -243,17 +251,18 @@ struct MCAPTraceDecoder {
         line.byte(UInt8(ascii: "["))
         for (index, value) in [q[3], q[0], q[1], q[2]].enumerated() {
             if index > 0 { line.byte(UInt8(ascii: ",")) }
+            try finite(value, "q[\(index)]")
             line.double(value)
         }
         line.byte(UInt8(ascii: "]"))
-        if let accuracy { number("hacc", accuracy) }
+        if let accuracy { try number("hacc", accuracy) }
     }
 
     private mutating func pointer(_ reader: inout Protobuf.Reader) throws {
         var phase = "", pointer: Int64 = 0, x = 0.0, y = 0.0
         while let field = try reader.next() {
             switch field.number {
-            case 1: try field.expect(.lengthDelimited); phase = reader.string(field)
+            case 1: try field.expect(.lengthDelimited); phase = try reader.string(field)
             case 2: try field.expect(.varint); pointer = field.int64
             case 3: try field.expect(.fixed64); x = field.double
             case 4: try field.expect(.fixed64); y = field.double
@@ -264,8 +273,8 @@ struct MCAPTraceDecoder {
         line.string(phase)
         line.key("pointer")
         line.int(pointer)
-        number("x", x)
-        number("y", y)
+        try number("x", x)
+        try number("y", y)
     }
 
     private mutating func key(_ reader: inout Protobuf.Reader) throws {
@@ -273,7 +282,7 @@ struct MCAPTraceDecoder {
         while let field = try reader.next() {
             switch field.number {
             case 1: try field.expect(.varint); code = field.int64
-            case 2: try field.expect(.lengthDelimited); state = reader.string(field)
+            case 2: try field.expect(.lengthDelimited); state = try reader.string(field)
             default: break
             }
         }
@@ -298,14 +307,23 @@ struct MCAPTraceDecoder {
                 var key = "", value = ""
                 while let member = try pair.next() {
                     switch member.number {
-                    case 1: try member.expect(.lengthDelimited); key = reader.string(member)
-                    case 2: try member.expect(.lengthDelimited); value = reader.string(member)
+                    case 1: try member.expect(.lengthDelimited); key = try reader.string(member)
+                    case 2: try member.expect(.lengthDelimited); value = try reader.string(member)
                     default: break
                     }
                 }
-                extras[key] = value
+                guard extras.updateValue(value, forKey: key) == nil else {
+                    throw TraceError(.invalidValue, line: 0, field: "metadata", "the key '\(key)' is given twice")
+                }
             default: break
             }
+        }
+        // A key the trace does not have goes into the line, and the JSON Lines decoder refuses it by name.
+        for key in extras.keys.sorted() where !TraceSchemas.locationKeys.contains(key) {
+            line.byte(UInt8(ascii: ","))
+            line.string(key)
+            line.byte(UInt8(ascii: ":"))
+            line.string(extras[key]!)
         }
         let mode = extras["mode"] ?? ""
         line.key("mode")
@@ -315,14 +333,14 @@ struct MCAPTraceDecoder {
             line.string(utc)
         }
         if mode != FixMode.none.rawValue {
-            number("lat", latitude)
-            number("lon", longitude)
+            try number("lat", latitude)
+            try number("lon", longitude)
         }
-        if let altitude { number("alt", altitude) }
+        if let altitude { try number("alt", altitude) }
         for key in ["hacc", "vacc", "speed", "course"] {
             guard let text = extras[key] else { continue }
             guard let value = Double(text), value.isFinite else {
-                throw TraceError(.invalidValue, line: 0, field: key, "metadata '\(key)' is '\(text)', not a finite number")
+                throw TraceError(.invalidValue, line: 0, field: key, "the metadata's '\(key)' is '\(text)', not a finite number")
             }
             line.byte(UInt8(ascii: ","))
             line.string(key)
@@ -344,15 +362,15 @@ struct MCAPTraceDecoder {
             switch (compressed, field.number) {
             case (false, 2): try field.expect(.fixed32); width = field.bits
             case (false, 3): try field.expect(.fixed32); height = field.bits
-            case (false, 4), (true, 3): try field.expect(.lengthDelimited); encoding = reader.string(field)
+            case (false, 4), (true, 3): try field.expect(.lengthDelimited); encoding = try reader.string(field)
             case (false, 5): try field.expect(.fixed32); stride = field.bits
             case (false, 6), (true, 2): try field.expect(.lengthDelimited); data = reader.data(field)
             case (true, TraceSchemas.Extra.width): try field.expect(.varint); width = field.bits
             case (true, TraceSchemas.Extra.height): try field.expect(.varint); height = field.bits
             case (true, TraceSchemas.Extra.stride): try field.expect(.varint); stride = field.bits
             case (_, TraceSchemas.Extra.sequence): try field.expect(.varint); sequence = field.bits
-            case (_, TraceSchemas.Extra.file): try field.expect(.lengthDelimited); file = reader.string(field)
-            case (_, TraceSchemas.Extra.pixelFormat): try field.expect(.lengthDelimited); format = reader.string(field)
+            case (_, TraceSchemas.Extra.file): try field.expect(.lengthDelimited); file = try reader.string(field)
+            case (_, TraceSchemas.Extra.pixelFormat): try field.expect(.lengthDelimited); format = try reader.string(field)
             default: break
             }
         }
@@ -382,6 +400,7 @@ struct MCAPTraceDecoder {
         var scores = [Double](repeating: 0, count: Expression.allCases.count)
         var faceID: Int64?
         var rank: Int64 = 0, faces: Int64 = 0
+        var sawScores = false
         while let field = try reader.next() {
             switch field.number {
             case 1:
@@ -396,6 +415,7 @@ struct MCAPTraceDecoder {
                 face = values
             case 2:
                 try field.expect(.lengthDelimited)
+                sawScores = true
                 var nested = reader.nested(field)
                 while let member = try nested.next() {
                     guard (1...scores.count).contains(member.number) else { continue }
@@ -408,7 +428,19 @@ struct MCAPTraceDecoder {
             default: break
             }
         }
-        guard let face else { return }
+        guard let face else {
+            // No face: anything else the message has goes into the line, which the JSON Lines decoder refuses.
+            if sawScores { line.raw(",\"scores\":{}") }
+            if let faceID {
+                line.key("id")
+                line.int(faceID)
+            }
+            if rank != 0 || faces != 0 {
+                line.key("rank")
+                line.int(rank)
+            }
+            return
+        }
         line.key("face")
         line.byte(UInt8(ascii: "["))
         for (index, value) in face.enumerated() {
@@ -422,7 +454,8 @@ struct MCAPTraceDecoder {
             if index > 0 { line.byte(UInt8(ascii: ",")) }
             line.string(expression.rawValue)
             line.byte(UInt8(ascii: ":"))
-            line.double(scores[index].isFinite ? scores[index] : .nan)
+            try finite(scores[index], "scores.\(expression.rawValue)")
+            line.double(scores[index])
         }
         line.byte(UInt8(ascii: "}"))
         if let faceID {
@@ -442,10 +475,10 @@ struct MCAPTraceDecoder {
             guard (1...4).contains(field.number) else { continue }
             try field.expect(.lengthDelimited)
             switch field.number {
-            case 1: phase = reader.string(field)
-            case 2: clip = reader.string(field)
-            case 3: speech = reader.string(field)
-            default: voice = reader.string(field)
+            case 1: phase = try reader.string(field)
+            case 2: clip = try reader.string(field)
+            case 3: speech = try reader.string(field)
+            default: voice = try reader.string(field)
             }
         }
         line.key("phase")
@@ -463,15 +496,15 @@ struct MCAPTraceDecoder {
         var text = "", name = ""
         while let field = try reader.next() {
             switch field.number {
-            case 3: try field.expect(.lengthDelimited); text = reader.string(field)
-            case 4: try field.expect(.lengthDelimited); name = reader.string(field)
+            case 3: try field.expect(.lengthDelimited); text = try reader.string(field)
+            case 4: try field.expect(.lengthDelimited); name = try reader.string(field)
             default: break
             }
         }
         line.key("event")
         line.string(name)
         guard text != name else { return }
-        guard text.hasPrefix(name + " ") else {
+        guard text.utf8.starts(with: Array(name.utf8) + [UInt8(ascii: " ")]) else {
             throw TraceError(.invalidValue, line: 0, field: "message", "an app event's log message is its name ('\(name)'), then a space and its data as a JSON object")
         }
         let data = Array(text.utf8.dropFirst(name.utf8.count + 1))

@@ -18,7 +18,7 @@ struct MCAPTraceEncoder {
 
     /// The record's message, appended to `out`, and its schema. A record is checked by the JSON Lines trace's rules
     /// (``TraceEncoder``), so that what one container refuses the other does too, with the same words.
-    mutating func encode(_ record: TraceRecord, into out: inout Protobuf.Writer) throws(TraceError) -> TraceSchemas.Schema {
+    mutating func encode(_ record: TraceRecord, framePath: String? = nil, into out: inout Protobuf.Writer) throws(TraceError) -> TraceSchemas.Schema {
         let channel = header.channels[record.channel]
         let time = record.timestamp.nanoseconds
         switch (channel.kind, record.reading) {
@@ -42,7 +42,7 @@ struct MCAPTraceEncoder {
             } else {
                 try check(record)
             }
-            return try self.frame(frame, time: time, channel: channel.id, &out)
+            return try self.frame(frame, time: time, channel: channel.id, framePath: framePath, &out)
         default:
             try check(record)
         }
@@ -146,12 +146,18 @@ struct MCAPTraceEncoder {
         }
     }
 
-    private func frame(_ frame: Frame, time: Int64, channel: String, _ out: inout Protobuf.Writer) throws(TraceError) -> TraceSchemas.Schema {
+    private func frame(_ frame: Frame, time: Int64, channel: String, framePath: String?, _ out: inout Protobuf.Writer) throws(TraceError) -> TraceSchemas.Schema {
         let data: [UInt8]
         var file: String?
         switch frame.storage {
         case .bytes(let pixels):
             data = pixels
+            if let framePath {
+                guard TracePath.staysInsideTraceFolder(framePath) else {
+                    throw TraceError(.pathOutsideTrace, line: 0, field: "file", "'\(framePath)' leaves the trace's folder")
+                }
+                file = framePath
+            }
         case .file(let path):
             let resolved = traceFile.map { TracePath.resolve(path, inTraceAt: $0) } ?? path
             do { data = try TracePath.readFile(resolved) } catch {

@@ -33,9 +33,9 @@ public struct MCAPTraceFile: Sendable {
         try load(MCAPFiles.open(path), from: offset, progress: progress)
     }
 
-    /// Reads a trace from an MCAP file's bytes; `file` names it in errors.
-    public static func decode(_ bytes: [UInt8], file: String = "<memory>") throws(TraceError) -> MCAPTraceFile {
-        try load(MCAPReader(bytes: bytes, name: file), from: nil, progress: { _ in })
+    /// Reads a trace from an MCAP file's bytes; `file` names it in errors. `offset` is as for ``load(path:from:progress:)``.
+    public static func decode(_ bytes: [UInt8], file: String = "<memory>", from offset: Duration? = nil) throws(TraceError) -> MCAPTraceFile {
+        try load(MCAPReader(bytes: bytes, name: file), from: offset, progress: { _ in })
     }
 
     /// Hands each record of the file at `path` to `visit` in file order, without keeping them: the fast path, for
@@ -44,7 +44,7 @@ public struct MCAPTraceFile: Sendable {
     public static func forEachRecord(path: String, checkingCRCs: Bool = true, _ visit: (TraceRecord) throws -> Void) throws {
         let reader = try MCAPFiles.open(path)
         reader.checksCRCs = checkingCRCs
-        var (_, _, decoder) = try header(of: reader)
+        var (_, _, decoder, _) = try header(of: reader)
         do {
             try reader.scan({ (record: MCAPReader.Record) throws in try decoder.declare(record) },
                             messages: { (message: MCAPMessageView) throws in
@@ -61,7 +61,7 @@ public struct MCAPTraceFile: Sendable {
 
     private static func load(_ reader: MCAPReader, from offset: Duration?, progress: (Double) -> Void) throws(TraceError) -> MCAPTraceFile {
         let path = reader.path
-        let (header, summary, declared) = try header(of: reader)
+        let (header, summary, declared, summaryError) = try header(of: reader)
         var decoder = declared
         var records: [TraceRecord] = []
         var framePaths: [Int: String] = [:]
@@ -74,22 +74,28 @@ public struct MCAPTraceFile: Sendable {
         }
         do {
             if let offset, let summary, !summary.chunkIndexes.isEmpty {
+                // Messages come in log-time order this way (file order among equal times), not the file's order.
                 let start = summary.statistics.map { $0.messageStartTime } ?? summary.chunkIndexes.map(\.messageStartTime).min() ?? 0
-                let from = UInt64(clamping: Int64(clamping: start) &+ max(0, offset.wholeNanoseconds))
-                try reader.messages(from: from) { message, _ in
-                    try message.data.withUnsafeBytes { data in
-                        keep(try decoder.decode(MCAPMessageView(
-                            channelID: message.channelID, sequence: message.sequence, logTime: message.logTime,
-                            publishTime: message.publishTime, data: data, recordOffset: 0, offsetInChunk: nil)))
+                let (from, overflow) = start.addingReportingOverflow(UInt64(clamping: max(0, offset.wholeNanoseconds)))
+                if !overflow {
+                    try reader.messages(from: from) { message, _ in
+                        try message.data.withUnsafeBytes { data in
+                            keep(try decoder.decode(MCAPMessageView(
+                                channelID: message.channelID, sequence: message.sequence, logTime: message.logTime,
+                                publishTime: message.publishTime, data: data, recordOffset: nil, offsetInChunk: nil)))
+                        }
                     }
                 }
             } else {
                 try reader.scan({ (record: MCAPReader.Record) throws in try decoder.declare(record) },
                                 messages: { (message: MCAPMessageView) throws in keep(try decoder.decode(message)) })
-                if summary == nil {
-                    truncation = TraceError(.truncated, file: path, line: 0, "the file has no summary (a recording cut short?): the \(records.count) records before its end were read")
+                if let summaryError {
+                    truncation = TraceError(.badContainer, file: path, line: 0, "byte \(summaryError.offset): \(summaryError.record) record: \(summaryError.reason); the \(records.count) records were read by a scan")
                 }
             }
+        } catch let error as MCAPError where error.offset == reader.size && summary == nil {
+            // The file ends at a record's end with no Data End or summary: a recording cut short, the usual way.
+            truncation = TraceError(.truncated, file: path, line: 0, "the file ends after \(records.count) records with no summary: a recording cut short; every record before the end was read")
         } catch let error as MCAPError {
             truncation = TraceError(.badContainer, file: path, line: 0, "byte \(error.offset): \(error.record) record: \(error.reason)")
         } catch let error as TraceError {
@@ -100,7 +106,7 @@ public struct MCAPTraceFile: Sendable {
         if let offset {
             // Without a chunk index the whole file was read; the records before the offset are left out all the same.
             if summary?.chunkIndexes.isEmpty ?? true, let first = records.lazy.map(\.timestamp).min() {
-                let from = first.advanced(by: offset)
+                let from = Timestamp(nanoseconds: first.nanoseconds.addingReportingOverflow(max(0, offset.wholeNanoseconds)).overflow ? .max : first.nanoseconds + max(0, offset.wholeNanoseconds))
                 var kept: [TraceRecord] = []
                 var keptPaths: [Int: String] = [:]
                 for (index, record) in records.enumerated() where record.timestamp >= from {
@@ -120,13 +126,18 @@ public struct MCAPTraceFile: Sendable {
     /// The trace header: from the summary's channels when the file has one, else from a scan of the declarations.
     /// The trace header, the summary when the file has one, and a decoder that knows every schema and channel
     /// declared, each checked against its trace channel's kind.
-    private static func header(of reader: MCAPReader) throws(TraceError) -> (TraceHeader, MCAPSummary?, MCAPTraceDecoder) {
+    private static func header(of reader: MCAPReader) throws(TraceError) -> (TraceHeader, MCAPSummary?, MCAPTraceDecoder, MCAPError?) {
         let path = reader.path
         func containerError(_ error: MCAPError) -> TraceError {
             TraceError(.badContainer, file: path, line: 0, "byte \(error.offset): \(error.record) record: \(error.reason)")
         }
         let summary: MCAPSummary?
-        do { summary = try reader.summary() } catch { summary = nil }
+        var summaryError: MCAPError?
+        do { summary = try reader.summary() } catch {
+            summary = nil
+            // A file cut short has no closing magic; anything else is a damaged summary, said with the records.
+            if !error.reason.contains("does not end with MCAP's magic") { summaryError = error }
+        }
         var channels: [MCAPChannel] = []
         var schemas: [MCAPSchema] = summary.map { Array($0.schemas.values) } ?? []
         var metadata: [MCAPMetadata] = []
@@ -193,6 +204,6 @@ public struct MCAPTraceFile: Sendable {
         var decoder = MCAPTraceDecoder(header: header, file: path)
         for schema in schemas { decoder.declare(schema) }
         for channel in channels { try decoder.declare(channel) }
-        return (header, summary, decoder)
+        return (header, summary, decoder, summaryError)
     }
 }

@@ -5,14 +5,15 @@ public import MCAP
 /// ``TraceWriter`` takes, refused by the same rules, kept exactly.
 ///
 /// Each trace channel becomes an MCAP channel whose topic is the channel's id and whose metadata holds the
-/// channel's header fields; the header's metadata is a Metadata record. Channels are declared with their first
-/// record (a camera's schema depends on whether its frames are encoded images), and those that never had one when
-/// the file is closed.
+/// channel's header fields; the header's metadata is a Metadata record. Every channel is declared when the file is
+/// created, so that a file cut short still has the whole header; a camera whose frames are encoded images gets a
+/// second MCAP channel for them, in Foxglove's CompressedImage, with its first such frame.
 ///
 /// MCAP keeps messages in compressed chunks: lz4 by default, which replays about twice as fast as zstd for some 18 %
 /// more bytes (`docs/performance.md`). With ``TraceWriter/Durability/everyRecord`` (the default) a chunk is
-/// closed and written once it spans a second of log time, so a recording cut off by a crash loses at most that
-/// second; ``TraceWriter/Durability/buffered`` closes chunks at 1 MiB. Until ``close()`` writes the summary, the
+/// closed and written once it spans a second of log time or fills, and ``flush()`` (which `hal record` calls every
+/// second) writes what is open, so a recording cut off by a crash loses at most its last second;
+/// ``TraceWriter/Durability/buffered`` closes chunks at 1 MiB. Until ``close()`` writes the summary, the
 /// file is readable by a scan (``MCAPTraceFile`` does that when the summary is missing).
 public final class MCAPTraceWriter: TraceSink {
     /// The header the file records.
@@ -32,6 +33,7 @@ public final class MCAPTraceWriter: TraceSink {
     private var lastTimestamps: [Int64]
     private var message = Protobuf.Writer()
     private var closed = false
+    private var written = 0
 
     private struct ChannelKey: Hashable {
         var index: Int
@@ -48,6 +50,9 @@ public final class MCAPTraceWriter: TraceSink {
             _ = try TraceEncoder(header: header).encodeHeader()
         } catch {
             throw TraceError(error.kind, file: path, line: 0, field: error.field, error.message)
+        }
+        guard header.channels.count <= MCAPChannelFields.maximumChannels else {
+            throw TraceError(.invalidValue, file: path, line: 0, field: "channels", "\(header.channels.count) channels; a trace in MCAP has at most \(MCAPChannelFields.maximumChannels)")
         }
         self.header = header
         self.path = path
@@ -67,6 +72,9 @@ public final class MCAPTraceWriter: TraceSink {
             if !header.metadata.isEmpty {
                 try writer.addMetadata(MCAPMetadata(name: TraceSchemas.headerMetadata, values: header.metadata))
             }
+            for (index, channel) in header.channels.enumerated() {
+                _ = try channelID(index, TraceSchemas.schema(for: channel.kind))
+            }
         } catch {
             throw TraceError(.io, file: path, line: 0, error.description)
         }
@@ -81,7 +89,13 @@ public final class MCAPTraceWriter: TraceSink {
     /// Refuses a record on an unknown channel, of the wrong kind for its channel, with a non-finite number, earlier
     /// than the channel's previous record, or (MCAP's log times being unsigned) before time zero.
     public func write(_ record: TraceRecord) throws(TraceError) {
-        let number = counts.reduce(0, +) + 1
+        try write(record, framePath: nil)
+    }
+
+    /// Writes a record whose frame is in memory, keeping `framePath` as the file a JSON Lines trace gives it: what a
+    /// conversion from MCAP to MCAP does, so that the frame's name survives to JSON Lines.
+    public func write(_ record: TraceRecord, framePath: String?) throws(TraceError) {
+        let number = written + 1
         func fail(_ error: TraceError) -> TraceError {
             TraceError(error.kind, file: path, line: 0, field: error.field, "record \(number): \(error.message)")
         }
@@ -100,12 +114,14 @@ public final class MCAPTraceWriter: TraceSink {
         }
         message.bytes.removeAll(keepingCapacity: true)
         let schema: TraceSchemas.Schema
-        do { schema = try encoder.encode(record, into: &message) } catch { throw fail(error) }
+        do { schema = try encoder.encode(record, framePath: framePath, into: &message) } catch { throw fail(error) }
         do {
             let channel = try channelID(record.channel, schema)
             try writer.add(MCAPMessage(
                 channelID: channel, sequence: sequences[record.channel], logTime: UInt64(time), data: message.bytes))
-            if durability == .everyRecord, let start = writer.openChunkStart, UInt64(time) &- start >= 1_000_000_000 {
+            // A chunk that filled was closed by the writer; a chunk that spans a second is closed here. Either way
+            // it goes to the file now.
+            if durability == .everyRecord, writer.openChunkStart.map({ UInt64(time) &- $0 >= 1_000_000_000 }) ?? true {
                 try writer.flushChunk()
             }
         } catch {
@@ -114,6 +130,7 @@ public final class MCAPTraceWriter: TraceSink {
         sequences[record.channel] &+= 1
         lastTimestamps[record.channel] = time
         counts[record.channel] += 1
+        written += 1
     }
 
     /// Writes what a speaker channel sounded like (``Audio/PlaybackSound``) beside it, as Foxglove's RawAudio on the
@@ -122,6 +139,7 @@ public final class MCAPTraceWriter: TraceSink {
     /// reading the file as a trace leaves it out, so the trace is unchanged. Write it after the records, before
     /// ``close()``.
     public func writeSound(_ spans: [(start: Timestamp, audio: PCMAudio)], of channel: Int) throws(TraceError) {
+        guard !closed else { throw TraceError(.io, file: path, line: 0, "the writer is closed") }
         guard header.channels.indices.contains(channel), header.channels[channel].kind == .speaker else {
             throw TraceError(.invalidValue, file: path, line: 0, field: "ch", "sound goes beside a speaker channel")
         }
@@ -136,9 +154,10 @@ public final class MCAPTraceWriter: TraceSink {
                 let block = max(1, audio.sampleRate / 10) * audio.channelCount
                 for first in stride(from: 0, to: audio.samples.count, by: block) {
                     let samples = audio.samples[first..<min(audio.samples.count, first + block)]
-                    let offset = Int64(first / audio.channelCount) * 1_000_000_000 / Int64(audio.sampleRate)
-                    let time = start.nanoseconds + offset
-                    guard time >= 0 else { continue }
+                    // The block's time, in whole nanoseconds; a block past the largest time a trace holds is left out.
+                    let offset = Double(first / audio.channelCount) * 1e9 / Double(audio.sampleRate)
+                    guard start.nanoseconds >= 0, offset < Double(Int64.max - start.nanoseconds) else { break }
+                    let time = start.nanoseconds + Int64(offset)
                     var out = Protobuf.Writer()
                     out.timestamp(1, nanoseconds: time)
                     var pcm: [UInt8] = []
@@ -162,17 +181,15 @@ public final class MCAPTraceWriter: TraceSink {
 
     /// Closes the open chunk and writes it out.
     public func flush() throws(TraceError) {
+        guard !closed else { return }
         do { try writer.flushChunk() } catch { throw TraceError(.io, file: path, line: 0, error.description) }
     }
 
-    /// Declares the channels that had no record, writes the summary and closes the file. Later writes throw.
+    /// Writes the summary and closes the file. Later writes throw.
     public func close() throws(TraceError) {
         guard !closed else { return }
         closed = true
         do {
-            for index in header.channels.indices where counts[index] == 0 {
-                _ = try channelID(index, TraceSchemas.schema(for: header.channels[index].kind))
-            }
             try writer.finish()
         } catch {
             throw TraceError(.io, file: path, line: 0, error.description)

@@ -166,9 +166,12 @@ enum Protobuf {
             }
         }
 
-        /// The text of a length-delimited field.
-        func string(_ field: Field) -> String {
-            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[field.range]), as: UTF8.self)
+        /// The text of a length-delimited field, which protobuf requires to be UTF-8.
+        func string(_ field: Field) throws(DecodeError) -> String {
+            guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[field.range]), as: UTF8.self) else {
+                throw DecodeError(offset: field.range.lowerBound, reason: "field \(field.number) is not UTF-8 text")
+            }
+            return text
         }
 
         /// The bytes of a length-delimited field.

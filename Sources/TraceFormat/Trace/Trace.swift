@@ -54,8 +54,8 @@ public struct Trace: Sendable, Hashable {
     /// Leaves out the records earlier than `offset` after the first.
     mutating func dropRecords(before offset: Duration) {
         guard let start else { return }
-        let from = start.advanced(by: offset)
-        records.removeAll { $0.timestamp < from }
+        let (from, overflow) = start.nanoseconds.addingReportingOverflow(max(0, offset.wholeNanoseconds))
+        records.removeAll { overflow || $0.timestamp.nanoseconds < from }
     }
 
     /// Reads a whole trace from bytes.

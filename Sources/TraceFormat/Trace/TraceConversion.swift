@@ -24,12 +24,22 @@ public enum TraceConversion {
         _ trace: Trace, framePaths: [Int: String] = [:], to sink: any TraceSink, progress: (Int) -> Void = { _ in },
         beforeClosing: (any TraceSink) throws(TraceError) -> Void = { _ in }
     ) throws(TraceError) {
-        let writer = sink as? TraceWriter
-        for (index, record) in trace.records.enumerated() {
-            if let writer, let name = framePaths[index] {
-                try writer.write(record, savingFrameAs: name)
-            } else {
-                try sink.write(record)
+        // A JSON Lines trace written into another folder than its frames': the frames are copied under their names.
+        let copiesFrames = sink is TraceWriter && trace.path.map { TracePath.folder(ofTraceAt: $0) != TracePath.folder(ofTraceAt: sink.path) } == true
+        for (index, var record) in trace.records.enumerated() {
+            var name = framePaths[index]
+            if copiesFrames, let source = trace.path, case .frame(var frame) = record.reading, case .file(let file) = frame.storage {
+                let resolved = TracePath.resolve(file, inTraceAt: source)
+                do { frame.storage = .bytes(try TracePath.readFile(resolved)) } catch {
+                    throw TraceError(.io, file: source, line: index + 2, field: "file", "cannot read the frame's file \(resolved): \(error)")
+                }
+                record.reading = .frame(frame)
+                name = file
+            }
+            switch (sink, name) {
+            case (let writer as TraceWriter, let name?): try writer.write(record, savingFrameAs: name)
+            case (let writer as MCAPTraceWriter, let name?): try writer.write(record, framePath: name)
+            default: try sink.write(record)
             }
             if index & 0xFFFF == 0xFFFF { progress(index + 1) }
         }

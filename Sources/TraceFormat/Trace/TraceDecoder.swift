@@ -396,6 +396,10 @@ public struct TraceDecoder {
         return value
     }
 
+    /// The largest width or height a frame has: V4L2's and the image decoders' sizes fit well inside it, and a
+    /// frame's pixel count stays far from any integer's limit.
+    static let maximumFrameSide: Int64 = 65_535
+
     private func frame(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> Frame {
         let sequence = try fields.required("seq", "sequence number", Self.readInt)
         let width = try fields.required("width", "width", Self.readInt)
@@ -404,9 +408,15 @@ public struct TraceDecoder {
         let stride = try fields.optional("stride", Self.readInt) ?? 0
         let path = try fields.required("file", "frame file", Self.readString)
         guard sequence >= 0 else { throw fields.error(.invalidValue, "seq", "a sequence number is not negative") }
-        guard width > 0 else { throw fields.error(.invalidValue, "width", "\(width) is not a positive width") }
-        guard height > 0 else { throw fields.error(.invalidValue, "height", "\(height) is not a positive height") }
-        guard stride >= 0 else { throw fields.error(.invalidValue, "stride", "a stride is not negative") }
+        guard (1...Self.maximumFrameSide).contains(width) else {
+            throw fields.error(.invalidValue, "width", "\(width) is not a width of 1...\(Self.maximumFrameSide) pixels")
+        }
+        guard (1...Self.maximumFrameSide).contains(height) else {
+            throw fields.error(.invalidValue, "height", "\(height) is not a height of 1...\(Self.maximumFrameSide) pixels")
+        }
+        guard (0...(4 * Self.maximumFrameSide)).contains(stride) else {
+            throw fields.error(.invalidValue, "stride", "\(stride) is not a stride of 0...\(4 * Self.maximumFrameSide) bytes")
+        }
         guard TracePath.staysInsideTraceFolder(path) else {
             throw fields.error(.pathOutsideTrace, "file", "'\(path)' leaves the trace's folder; frame files must be inside it")
         }

@@ -33,6 +33,7 @@ public final class TraceWriter {
     private var pending: [UInt8] = []
     private var lastTimestamps: [Int64]
     private var lineNumber = 1
+    private var savedFrameNames: Set<String> = []
 
     /// Creates (or truncates) the file at `path` and writes the header.
     public init(path: String, header: TraceHeader, durability: Durability = .everyRecord) throws(TraceError) {
@@ -72,10 +73,16 @@ public final class TraceWriter {
 
     /// Writes a record whose frame is in memory, saving its pixels as `name` (relative to the trace's folder, inside
     /// it) instead of in the frames folder: what a conversion does to keep a trace's frame files as they were.
+    ///
+    /// The name must stay inside the trace's folder, must not be a trace's name (`.jsonl`, `.mcap`: the file being
+    /// written, or the one being converted), and must not be one this writer has saved a frame as already.
     public func write(_ record: TraceRecord, savingFrameAs name: String) throws(TraceError) {
-        guard TracePath.staysInsideTraceFolder(name) else {
-            throw TraceError(.pathOutsideTrace, file: path, line: lineNumber + 1, field: "file", "'\(name)' leaves the trace's folder")
+        func refuse(_ kind: TraceError.Kind, _ reason: String) -> TraceError {
+            TraceError(kind, file: path, line: lineNumber + 1, field: "file", "'\(name)' \(reason)")
         }
+        guard TracePath.staysInsideTraceFolder(name) else { throw refuse(.pathOutsideTrace, "leaves the trace's folder") }
+        guard !name.hasSuffix(".jsonl") && !name.hasSuffix(".mcap") else { throw refuse(.invalidValue, "is a trace's name, not a frame file's") }
+        guard !savedFrameNames.contains(name) else { throw refuse(.invalidValue, "is the file of an earlier frame too") }
         try write(record, frameName: name)
     }
 
@@ -91,14 +98,21 @@ public final class TraceWriter {
                 .timestampBackwards, file: path, line: lineNumber + 1, field: "t",
                 "\(nanoseconds) is earlier than \(lastTimestamps[record.channel]) in channel '\(header.channels[record.channel].id)'")
         }
-        if case .frame(var frame) = record.reading, case .bytes(let pixels) = frame.storage {
+        var pixels: (bytes: [UInt8], name: String)?
+        if case .frame(var frame) = record.reading, case .bytes(let bytes) = frame.storage {
             let name = frameName ?? "\(frameFolder)/\(header.channels[record.channel].id)-\(frame.sequence).\(Self.frameSuffix(frame.pixelFormat))"
-            frame.storage = .file(path: try saveFrame(pixels, as: name))
+            pixels = (bytes, name)
+            frame.storage = .file(path: name)
             record.reading = .frame(frame)
         }
         let mark = pending.count
         do {
             try encoder.encode(record, into: &pending)
+            // The frame's file is saved once its record is known to be good.
+            if let pixels {
+                try saveFrame(pixels.bytes, as: pixels.name)
+                savedFrameNames.insert(pixels.name)
+            }
         } catch {
             pending.removeSubrange(mark...)
             throw TraceError(error.kind, file: path, line: lineNumber + 1, field: error.field, error.message)
@@ -160,7 +174,7 @@ public final class TraceWriter {
     }
 
     /// Saves a frame's pixels as `relative` to the trace's folder, making the folder that holds it.
-    private func saveFrame(_ pixels: [UInt8], as relative: String) throws(TraceError) -> String {
+    private func saveFrame(_ pixels: [UInt8], as relative: String) throws(TraceError) {
         let file = TracePath.resolve(relative, inTraceAt: path)
         do {
             // The folders the name has, each made if it is not there (a JSON Lines trace's frames folder).
@@ -176,7 +190,6 @@ public final class TraceWriter {
         } catch {
             throw TraceError(.io, file: path, line: lineNumber + 1, field: "file", "cannot save frame to \(relative): \(error)")
         }
-        return relative
     }
 }
 
