@@ -21,7 +21,7 @@ import Testing
 
     @Test func aSerialReceiverOnAPtyTalksStopsAndGoesAway() async throws {
         let terminal = try PseudoTerminal()
-        let receiver = try NMEAReceiver(uri: DeviceURI("nmea:\(terminal.slavePath)?baud=115200&gap=0.1&silence=1"))
+        let receiver = try NMEAReceiver(uri: DeviceURI("nmea:\(terminal.slavePath)?baud=115200&gap=0.1&silence=2"))
         let stream = receiver.readings(buffering: .unbounded)
         let collector = Task {
             var fixes: [LocationFix] = []
@@ -45,15 +45,20 @@ import Testing
             try terminal.write(Array((text + "\u{01}noise at the wrong baud\r\n").utf8))
             try await Task.sleep(for: .milliseconds(500))
         }
+        // 3 s of text and noise: past the 2 s of silence.
         try terminal.write(Array(epoch(5, latitude: 49.27).utf8))
         try await Task.sleep(for: .milliseconds(400))
         terminal.close()  // unplugged
         let (fixes, failure) = await collector.value
-        #expect(fixes.count == 5, "\(fixes)")
-        guard fixes.count == 5 else { return }
-        #expect(fixes.prefix(3).map { $0.coordinate?.latitude } == [49.26, 49.2601, 49.2602])
-        #expect(fixes[3].mode == .none && fixes[3].coordinate == nil)  // silence: no stale position
-        #expect(fixes[4].coordinate?.latitude == 49.27)
+        // The four epochs, in order. On a starved machine this test's own 200 ms sleeps can stretch past the
+        // receiver's 2 s of silence, which then rightly reports a lost fix between epochs too: so the test counts
+        // the positions and the silence before the last epoch, not every lost fix.
+        #expect(fixes.compactMap { $0.coordinate?.latitude } == [49.26, 49.2601, 49.2602, 49.27], "\(fixes)")
+        guard fixes.count >= 5, let last = fixes.last else { Issue.record("\(fixes)"); return }
+        #expect(last.coordinate?.latitude == 49.27)
+        let beforeLast = fixes[fixes.count - 2]
+        #expect(beforeLast.mode == .none && beforeLast.coordinate == nil)  // silence: no stale position
+        #expect(fixes.allSatisfy { $0.coordinate != nil || $0.mode == .none })
         #expect(fixes.allSatisfy { $0.timestamp.nanoseconds > 0 })
         #expect(zip(fixes, fixes.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
         #expect((failure as? DeviceError)?.code == .disconnected)
