@@ -32,6 +32,20 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+/// Runs `body` `repeats` times, printing each run's count, time and checksum, and returns the best rate a second.
+func best(_ repeats: Int, _ what: String, _ body: () throws -> (count: Int, checksum: Double)) -> Int {
+    var rates: [Double] = []
+    for _ in 0..<repeats {
+        let start = now()
+        let result: (count: Int, checksum: Double)
+        do { result = try body() } catch { fail("\(error)") }
+        let seconds = now() - start
+        rates.append(Double(result.count) / seconds)
+        print("\(what) \(result.count) in \(seconds) s: \(Int(Double(result.count) / seconds))/s (checksum \(result.checksum))")
+    }
+    return Int(rates.max()!)
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else { fail("usage: ReplayThroughput generate|read|replay|mcap PATH [COUNT|REPEATS] | convert IN OUT [REPEATS]") }
 let path = arguments[2]
@@ -56,38 +70,26 @@ case "generate":
     print("generated \(count) samples in \(path)")
 
 case "read":
-    let repeats = number ?? 3
-    var rates: [Double] = []
-    for _ in 0..<repeats {
-        let start = now()
+    let rate = best(number ?? 3, "read") {
         var count = 0
         var sum = 0.0
-        do {
-            let reader = try TraceReader(path: path)
-            while let record = try reader.next() {
-                if case .motion(let sample) = record.reading {
-                    sum += sample.value.x + sample.value.y + sample.value.z
-                    count += 1
-                }
+        let reader = try TraceReader(path: path)
+        while let record = try reader.next() {
+            if case .motion(let sample) = record.reading {
+                sum += sample.value.x + sample.value.y + sample.value.z
+                count += 1
             }
-        } catch {
-            fail("\(error)")
         }
-        let seconds = now() - start
-        rates.append(Double(count) / seconds)
-        print("read \(count) samples in \(seconds) s: \(Int(Double(count) / seconds)) samples/s (checksum \(sum))")
+        return (count, sum)
     }
-    print("RESULT swift-trace-reader best \(Int(rates.max()!)) samples/s (\(path))")
+    print("RESULT swift-trace-reader best \(rate) samples/s (\(path))")
 
 case "replay":
-    let repeats = number ?? 3
     let trace: Trace
     do { trace = try Trace.load(path: path) } catch { fail("\(error)") }
     let replay: TraceReplay
     do { replay = try TraceReplay(trace: trace) } catch { fail("\(error)") }
-    var rates: [Double] = []
-    for _ in 0..<repeats {
-        let start = now()
+    let rate = best(number ?? 3, "replayed") {
         var count = 0
         var sum = 0.0
         replay.forEach { record in
@@ -96,60 +98,38 @@ case "replay":
                 count += 1
             }
         }
-        let seconds = now() - start
-        rates.append(Double(count) / seconds)
-        print("replayed \(count) samples in \(seconds) s (checksum \(sum))")
+        return (count, sum)
     }
-    print("RESULT swift-replay-engine best \(Int(rates.max()!)) samples/s")
+    print("RESULT swift-replay-engine best \(rate) samples/s")
 
 case "convert":
     guard arguments.count >= 4 else { fail("usage: ReplayThroughput convert IN OUT [REPEATS]") }
     let output = arguments[3]
-    let repeats = arguments.count > 4 ? Int(arguments[4]) ?? 3 : 3
     let compression = MCAPCompression(named: ProcessInfoLite.environment("HAL_MCAP_COMPRESSION") ?? "zstd") ?? .zstd
-    var rates: [Double] = []
-    for _ in 0..<repeats {
-        let start = now()
-        let count: Int
-        do {
-            let (trace, framePaths) = try TraceConversion.read(path)
-            let sink: any TraceSink = output.hasSuffix(".mcap")
-                ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered, compression: compression, frameFolderOf: path)
-                : try TraceWriter(path: output, header: trace.header, durability: .buffered)
-            try TraceConversion.write(trace, framePaths: framePaths, to: sink)
-            count = trace.records.count
-        } catch {
-            fail("\(error)")
-        }
-        let seconds = now() - start
-        rates.append(Double(count) / seconds)
-        print("converted \(count) records in \(seconds) s")
+    let rate = best(arguments.count > 4 ? Int(arguments[4]) ?? 3 : 3, "converted") {
+        let (trace, framePaths) = try TraceConversion.read(path)
+        let sink: any TraceSink = output.hasSuffix(".mcap")
+            ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered, compression: compression, frameFolderOf: path)
+            : try TraceWriter(path: output, header: trace.header, durability: .buffered)
+        try TraceConversion.write(trace, framePaths: framePaths, to: sink)
+        return (trace.records.count, 0)
     }
-    print("RESULT swift-convert best \(Int(rates.max()!)) records/s (\(path) -> \(output), \(compression.name))")
+    print("RESULT swift-convert best \(rate) records/s (\(path) -> \(output), \(compression.name))")
 
 case "mcap":
-    let repeats = number ?? 3
     let checkingCRCs = ProcessInfoLite.environment("HAL_MCAP_CRC") != "off"
-    var rates: [Double] = []
-    for _ in 0..<repeats {
-        let start = now()
+    let rate = best(number ?? 3, "read") {
         var count = 0
         var sum = 0.0
-        do {
-            try MCAPTraceFile.forEachRecord(path: path, checkingCRCs: checkingCRCs) { record in
-                if case .motion(let sample) = record.reading {
-                    sum += sample.value.x + sample.value.y + sample.value.z
-                    count += 1
-                }
+        try MCAPTraceFile.forEachRecord(path: path, checkingCRCs: checkingCRCs) { record in
+            if case .motion(let sample) = record.reading {
+                sum += sample.value.x + sample.value.y + sample.value.z
+                count += 1
             }
-        } catch {
-            fail("\(error)")
         }
-        let seconds = now() - start
-        rates.append(Double(count) / seconds)
-        print("read \(count) samples in \(seconds) s: \(Int(Double(count) / seconds)) samples/s (checksum \(sum))")
+        return (count, sum)
     }
-    print("RESULT swift-mcap-reader best \(Int(rates.max()!)) samples/s (\(path), CRCs \(checkingCRCs ? "checked" : "not checked"))")
+    print("RESULT swift-mcap-reader best \(rate) samples/s (\(path), CRCs \(checkingCRCs ? "checked" : "not checked"))")
 
 default:
     fail("unknown mode \(arguments[1])")

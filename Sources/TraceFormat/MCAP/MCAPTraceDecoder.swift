@@ -10,6 +10,7 @@ struct MCAPTraceDecoder {
     let header: TraceHeader
     let file: String
     private var json: TraceDecoder
+    private let jsonEncoder: TraceEncoder
     private var schemas: [UInt16: String] = [:]
     /// What each MCAP channel id is, by id.
     private var targets: [Target?] = []
@@ -33,6 +34,7 @@ struct MCAPTraceDecoder {
         self.header = header
         self.file = file
         json = TraceDecoder(header: header, file: file)
+        jsonEncoder = TraceEncoder(header: header)
         lastTimestamps = Array(repeating: .min, count: header.channels.count)
     }
 
@@ -441,31 +443,12 @@ struct MCAPTraceDecoder {
             }
             return
         }
-        line.key("face")
-        line.byte(UInt8(ascii: "["))
-        for (index, value) in face.enumerated() {
-            if index > 0 { line.byte(UInt8(ascii: ",")) }
-            line.int(value)
-        }
-        line.byte(UInt8(ascii: "]"))
-        line.key("scores")
-        line.byte(UInt8(ascii: "{"))
-        for (index, expression) in Expression.allCases.enumerated() {
-            if index > 0 { line.byte(UInt8(ascii: ",")) }
-            line.string(expression.rawValue)
-            line.byte(UInt8(ascii: ":"))
-            try finite(scores[index], "scores.\(expression.rawValue)")
-            line.double(scores[index])
-        }
-        line.byte(UInt8(ascii: "}"))
-        if let faceID {
-            line.key("id")
-            line.int(faceID)
-        }
-        line.key("rank")
-        line.int(rank)
-        line.key("faces")
-        line.int(faces)
+        // The JSON Lines encoder writes the reading's fields; the decoder then checks them.
+        for (index, expression) in Expression.allCases.enumerated() { try finite(scores[index], "scores.\(expression.rawValue)") }
+        let reading = ExpressionReading(
+            timestamp: .zero, face: FaceBox(x: Int(face[0]), y: Int(face[1]), width: Int(face[2]), height: Int(face[3])),
+            scores: ExpressionScores(scores)!, faceID: faceID.map { Int($0) }, rank: Int(rank), faceCount: Int(faces))
+        try jsonEncoder.encodeExpression(reading, &line)
     }
 
     private mutating func playback(_ reader: inout Protobuf.Reader) throws {

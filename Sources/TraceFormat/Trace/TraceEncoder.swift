@@ -227,7 +227,8 @@ public struct TraceEncoder: Sendable {
         out.string(path)
     }
 
-    private func encodeExpression(_ reading: ExpressionReading, _ out: inout JSONOutput) throws(TraceError) {
+    /// Writes an expression reading's fields (none for a reading with no face).
+    func encodeExpression(_ reading: ExpressionReading, _ out: inout JSONOutput) throws(TraceError) {
         guard let face = reading.face, let scores = reading.scores else { return }
         out.key("face")
         out.byte(UInt8(ascii: "["))
