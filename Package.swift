@@ -85,7 +85,8 @@ let package = Package(
         .target(name: "Motion", dependencies: ["HAL"], swiftSettings: strictSwift6),
 
         // The trace format: channels, records, the JSON Lines reader and writer with its JSON scanner, the JSON file
-        // helpers (script and config files with errors that name the line and field), and ROS 2 recordings in MCAP.
+        // helpers (script and config files with errors that name the line and field), traces in MCAP (Foxglove's and
+        // the HAL's protobuf schemas, from proto/), and ROS 2 recordings in MCAP.
         .target(
             name: "TraceFormat",
             dependencies: ["HAL", "MCAP", .product(name: "SystemPackage", package: "swift-system")],
@@ -96,7 +97,7 @@ let package = Package(
         .target(
             name: "MCAP", dependencies: ["CCompression", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6),
-        // Debian's libzstd, liblz4 (frame format) and zlib (CRC-32), for MCAP's chunks.
+        // Debian's libzstd, liblz4 (frame format) and libdeflate (CRC-32), for MCAP's chunks.
         .systemLibrary(name: "CCompression", providers: [.apt(["libzstd-dev", "liblz4-dev", "libdeflate-dev"])]),
 
         // Pictures of traces: routes, time series, expression scores and event lanes as SVG (`hal plot`).

@@ -3,9 +3,10 @@
   mcap_peer.py read TRACE.mcap [REPEATS]
       Reads every message and decodes it (protobuf through the file's own descriptors), consuming its x, y and z,
       as the Swift reader does with each gyroscope sample.
-  mcap_peer.py convert TRACE.jsonl OUT.mcap [REPEATS]
+  mcap_peer.py convert TRACE.jsonl OUT.mcap [REPEATS] [SCHEMA-SOURCE.mcap]
       What `hal convert` does for a gyroscope trace: parse each JSON line (orjson when installed, else json), build
-      the hal.MotionSample message from the same descriptors, and write it with mcap's Writer (zstd chunks).
+      the hal.MotionSample message from the same descriptors (taken from SCHEMA-SOURCE.mcap, a file the Swift
+      converter wrote; TRACE.mcap by default), and write it with mcap's Writer (zstd chunks).
 """
 import sys
 import time

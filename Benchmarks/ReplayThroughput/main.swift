@@ -1,6 +1,6 @@
-// Replay throughput: how many gyroscope samples a second go from a JSONL trace file,
-// through the reader, into a consumer. `Benchmarks/run` builds this in release mode
-// and runs it beside Python's json module on the same file.
+// Replay throughput: how many gyroscope samples a second go from a trace file (JSON Lines or MCAP), through the
+// reader, into a consumer, and how fast JSON Lines converts to MCAP. `Benchmarks/run` and `Benchmarks/mcap` build
+// this in release mode and run it beside Python's json module and PyPI mcap on the same files.
 //
 //   ReplayThroughput generate PATH [COUNT]   writes COUNT gyroscope samples (default 1,000,000)
 //   ReplayThroughput read PATH [REPEATS]     streams the file through TraceReader.next()
@@ -108,9 +108,7 @@ case "convert":
     let compression = MCAPCompression(named: ProcessInfoLite.environment("HAL_MCAP_COMPRESSION") ?? "zstd") ?? .zstd
     let rate = best(arguments.count > 4 ? Int(arguments[4]) ?? 3 : 3, "converted") {
         let (trace, framePaths) = try TraceConversion.read(path)
-        let sink: any TraceSink = output.hasSuffix(".mcap")
-            ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered, compression: compression, frameFolderOf: path)
-            : try TraceWriter(path: output, header: trace.header, durability: .buffered)
+        let sink = try TraceFiles.makeWriter(path: output, header: trace.header, durability: .buffered, compression: compression, frameFolderOf: path)
         try TraceConversion.write(trace, framePaths: framePaths, to: sink)
         return (trace.records.count, 0)
     }

@@ -98,7 +98,7 @@ struct CameraCommand: AsyncParsableCommand {
             let camera = try makeDeviceFactory().open(uri, as: (any Camera).self)
             var channel = TraceChannel(id: "camera", device: camera.info)
             channel.units = nil
-            let writer = try TraceWriter(path: out, header: TraceHeader(channels: [channel], metadata: ["recorded-by": "hal camera record"]))
+            let writer = try TraceFiles.makeWriter(path: out, header: TraceHeader(channels: [channel], metadata: ["recorded-by": "hal camera record"]))
             var count = 0
             for try await frame in camera.readings(buffering: .unbounded) {
                 var stored = frame
@@ -113,7 +113,7 @@ struct CameraCommand: AsyncParsableCommand {
                 if count == frames { break }
             }
             try writer.close()
-            printError("wrote \(count) frames to \(out) and \(writer.frameFolder)/")
+            printError("wrote \(count) frames to \(out)\((writer as? TraceWriter).map { " and \($0.frameFolder)/" } ?? "")")
             if let v4l2 = camera as? V4L2Camera {
                 let counts = v4l2.statistics
                 printError("the camera delivered \(counts.delivered) frames (\(counts.repeated) with a repeated sequence number), dropped \(counts.dropped), skipped \(counts.errors) as errors")

@@ -43,10 +43,9 @@ struct Convert: ParsableCommand {
     func run() throws {
         let progress = quiet ? nil : Progress(label: "converting")
         let (trace, framePaths) = try TraceConversion.read(input) { progress?.update("reading", fraction: $0) }
-        let sink: any TraceSink = TraceFiles.isMCAP(name: output)
-            ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered,
-                                  compression: MCAPCompression(named: compression)!, frameFolderOf: input)
-            : try TraceWriter(path: output, header: trace.header, durability: .buffered)
+        let sink = try TraceFiles.makeWriter(
+            path: output, header: trace.header, durability: .buffered, compression: MCAPCompression(named: compression)!,
+            frameFolderOf: input)
         try TraceConversion.write(trace, framePaths: framePaths, to: sink, progress: { done in
             progress?.update("writing \(trace.records.count) records", fraction: Double(done) / Double(max(1, trace.records.count)))
         }, beforeClosing: { sink throws(TraceError) in

@@ -45,7 +45,7 @@ struct GPSCommand: ParsableCommand {
             case gpx, nmea
         }
 
-        @Argument(help: "The trace file (.jsonl).")
+        @Argument(help: "The trace file: .jsonl or .mcap.")
         var trace: String
 
         @Flag(help: "The output format.")
@@ -129,7 +129,7 @@ struct GPSCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Hide where a recorded route starts and ends, and optionally coarsen it, before sharing it.")
 
-        @Argument(help: "The trace file (.jsonl).")
+        @Argument(help: "The trace file: .jsonl or .mcap.")
         var trace: String
 
         @Option(name: [.short, .long], help: "The scrubbed trace file to write.")
@@ -167,7 +167,7 @@ extension GPSCommand {
             abstract: "Serve a walk scenario or a trace's fixes as NMEA, paced like a live receiver, on a pty (for gpsd or any NMEA reader) or a loopback TCP port.",
             discussion: "With --pty, the slave's path is printed first: point gpsd at it (gpsd -N -n /dev/pts/N). With --tcp, clients of 127.0.0.1:PORT each get the stream.")
 
-        @Argument(help: "A walk scenario (.walk.json) or a trace (.jsonl).")
+        @Argument(help: "A walk scenario (.walk.json) or a trace (.jsonl or .mcap).")
         var input: String
 
         @Flag(help: "Serve on a new pseudo-terminal (the default).")

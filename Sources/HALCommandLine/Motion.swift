@@ -19,7 +19,7 @@ struct Fuse: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fuse a trace's gyroscope, accelerometer and magnetometer into attitude (ENU), printing or recording it; with a ground-truth attitude channel, report the error.")
 
-    @Argument(help: "The trace file (.jsonl).")
+    @Argument(help: "The trace file: .jsonl or .mcap.")
     var trace: String
 
     @Flag(name: .customLong("six-axis"), help: "Ignore the magnetometer: heading is relative to the start and drifts; errors then measure heading drift since the first scored sample.")
@@ -48,7 +48,7 @@ struct Fuse: ParsableCommand {
         header.channels.append(TraceChannel(
             id: "fused", kind: .attitude, source: "motion:fuse\(sixAxis ? "?six-axis" : "")", rate: nil,
             name: sixAxis ? "6-axis fusion" : "9-axis fusion", backend: "motion", frame: .enu))
-        let writer = try out.map { try TraceWriter(path: $0, header: header, durability: .buffered) }
+        let writer = try out.map { try TraceFiles.makeWriter(path: $0, header: header, durability: .buffered) }
         let fusedChannel = header.channels.count - 1
 
         var settings = AttitudeFilter.Settings()

@@ -227,9 +227,8 @@ public final class MCAPReader {
         /// The message whose content is `content` in `raw`, checked: its fields, and that its channel is declared.
         /// `chunk` is the record's place in its chunk's records, with `offset` the chunk's.
         func view(_ raw: UnsafeRawBufferPointer, _ content: Range<Int>, chunk: Int?, at offset: UInt64, file: String) throws(MCAPError) -> MCAPMessageView {
-            func fail(_ reason: String) -> MCAPError {
-                MCAPError(file: file, offset: offset, record: chunk == nil ? "Message" : "Chunk", chunk.map { "the Message record at byte \($0) of its records: \(reason)" } ?? reason)
-            }
+            // In a chunk, the walk says where the record is in its records.
+            func fail(_ reason: String) -> MCAPError { MCAPError(file: file, offset: offset, record: "Message", reason) }
             guard content.count >= 22 else { throw fail("a message needs 22 bytes before its data, and has \(content.count)") }
             let at = content.lowerBound
             let channelID = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt16.self))
@@ -286,22 +285,39 @@ public final class MCAPReader {
         }
     }
 
-    /// Each record in a chunk's decompressed `records`: its opcode, a decoder of its content, and where it starts in
-    /// the records. Records in a chunk have no file offset of their own, so an error in one (from `body`, or from the
-    /// records' framing) names the chunk's `offset` and the record's place in its records.
-    private func forEachRecord(inChunk records: ChunkRecords, at offset: UInt64, _ body: (UInt8, inout MCAPDecoder, Int) throws -> Void) throws {
-        var inner = MCAPDecoder(records.bytes, from: records.range.lowerBound, to: records.range.upperBound, base: 0, file: path, record: "Chunk")
-        while inner.remaining > 0 {
-            let start = inner.position - records.range.lowerBound
-            do {
-                let opcode = try inner.u8("opcode")
-                let length = try inner.u64("length")
-                let content = try inner.take(Int(clamping: length), "record")
-                var record = MCAPDecoder(records.bytes, from: content.lowerBound, to: content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
-                try body(opcode, &record, start)
-            } catch let error as MCAPError {
-                throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(start) of its records: \(error.reason)")
+    /// Each record in a chunk's decompressed `records`: its opcode, its content's range in `raw` (the records'
+    /// bytes), and where it starts in them. Records in a chunk have no file offset of their own, so an error in one
+    /// (an ``MCAPError`` from `body`, or the records' framing) names the chunk's `offset` and the record's place.
+    private func walk(
+        _ records: ChunkRecords, at offset: UInt64, _ body: (UnsafeRawBufferPointer, UInt8, Range<Int>, Int) throws -> Void
+    ) throws {
+        try records.bytes[records.range].withUnsafeBytes { raw in
+            var at = 0
+            while at < raw.count {
+                let opcode = raw[at]
+                do {
+                    guard raw.count - at >= 9 else {
+                        throw MCAPError(file: path, offset: offset, record: MCAPOpcode.name(of: opcode), "a record needs 9 bytes of opcode and length, and \(raw.count - at) are left")
+                    }
+                    let length = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 1, as: UInt64.self))
+                    guard length <= UInt64(raw.count - at - 9) else {
+                        throw MCAPError(file: path, offset: offset, record: MCAPOpcode.name(of: opcode), "its length is \(length) bytes but \(raw.count - at - 9) are left")
+                    }
+                    try body(raw, opcode, (at + 9)..<(at + 9 + Int(length)), at)
+                    at += 9 + Int(length)
+                } catch let error as MCAPError {
+                    throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(at) of its records: \(error.reason)")
+                }
             }
+        }
+    }
+
+    /// ``walk(_:at:_:)`` with a decoder of each record's content, as the checked scan and the indexed read take them.
+    private func forEachRecord(inChunk records: ChunkRecords, at offset: UInt64, _ body: (UInt8, inout MCAPDecoder, Int) throws -> Void) throws {
+        let base = records.range.lowerBound
+        try walk(records, at: offset) { _, opcode, content, start in
+            var record = MCAPDecoder(records.bytes, from: base + content.lowerBound, to: base + content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
+            try body(opcode, &record, start)
         }
     }
 
@@ -311,40 +327,24 @@ public final class MCAPReader {
         inChunk records: ChunkRecords, at offset: UInt64, _ state: inout ScanState, _ visit: (Record) throws -> Void,
         _ messages: (MCAPMessageView) throws -> Void
     ) throws {
-        try records.bytes[records.range].withUnsafeBytes { raw in
-            var at = 0
-            while at < raw.count {
-                func fail(_ reason: String) -> MCAPError {
-                    MCAPError(file: path, offset: offset, record: "Chunk", "the record at byte \(at) of its records: \(reason)")
-                }
-                guard raw.count - at >= 9 else { throw fail("a record needs 9 bytes of opcode and length, and \(raw.count - at) are left") }
-                let opcode = raw[at]
-                let length = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 1, as: UInt64.self))
-                guard length <= UInt64(raw.count - at - 9) else { throw fail("its length is \(length) bytes but \(raw.count - at - 9) are left") }
-                let content = (at + 9)..<(at + 9 + Int(length))
-                if opcode == MCAPOpcode.message.rawValue {
-                    try messages(try state.view(raw, content, chunk: at, at: offset, file: path))
-                } else {
-                    let base = records.range.lowerBound
-                    var record = MCAPDecoder(records.bytes, from: base + content.lowerBound, to: base + content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
-                    do {
-                        try state.read(opcode, &record, at: UInt64(at), visit)
-                    } catch let error as MCAPError {
-                        throw MCAPError(file: path, offset: offset, record: "Chunk", "the \(error.record) record at byte \(at) of its records: \(error.reason)")
-                    }
-                }
-                at = content.upperBound
+        let base = records.range.lowerBound
+        try walk(records, at: offset) { raw, opcode, content, start in
+            if opcode == MCAPOpcode.message.rawValue {
+                try messages(try state.view(raw, content, chunk: start, at: offset, file: path))
+            } else {
+                var record = MCAPDecoder(records.bytes, from: base + content.lowerBound, to: base + content.upperBound, base: 0, file: path, record: MCAPOpcode.name(of: opcode))
+                try state.read(opcode, &record, at: UInt64(start), visit)
             }
         }
     }
 
-    /// A Chunk record's records, decompressed and checked against its CRC.
     /// A chunk's records: `bytes[range]`. Uncompressed records are where the file's bytes were read, not copied.
     private struct ChunkRecords {
         var bytes: [UInt8]
         var range: Range<Int>
     }
 
+    /// A Chunk record's records, decompressed and checked against its CRC.
     private func chunk(_ input: inout MCAPDecoder, at offset: UInt64) throws(MCAPError) -> ChunkRecords {
         func fail(_ reason: String) -> MCAPError { MCAPError(file: path, offset: offset, record: "Chunk", reason) }
         _ = try input.u64("message_start_time")

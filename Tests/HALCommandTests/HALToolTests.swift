@@ -380,7 +380,7 @@ private func hal(_ arguments: String...) throws -> Run {
         let run = try hal("convert", "--quiet", "--sound", "traces/viewer/clips", folder + "/spoken.jsonl", folder + "/spoken.mcap")
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.contains("no sound for clip 'no-such.wav'"), "\(run.errors)")
-        let peer = try await runProcess("/usr/bin/env", ["python3", MCAPTracePeer.script, "sound", folder + "/spoken.mcap"], timeout: 60)
+        let peer = try await runProcess("/usr/bin/env", ["python3", mcapTracePeer, "sound", folder + "/spoken.mcap"], timeout: 60)
         #expect(peer.status == 0, "\(peer.output)")
         let words = try #require(peer.output.split(separator: "\n").first { $0.hasPrefix("speaker.audio ") }, "\(peer.output)")
         let fields = words.split(separator: " ")
@@ -391,7 +391,7 @@ private func hal(_ arguments: String...) throws -> Run {
         let frames = try #require(field("frames"))
         #expect(frames > 20_000 + 5_000 && frames < 20_000 + 40_000, "\(words)")
         #expect((field("energy") ?? 0) > 0 && words.hasSuffix("derived-from speaker"), "\(words)")
-        let schemas = try await runProcess("/usr/bin/env", ["python3", MCAPTracePeer.script, "schemas", folder + "/spoken.mcap"], timeout: 60)
+        let schemas = try await runProcess("/usr/bin/env", ["python3", mcapTracePeer, "schemas", folder + "/spoken.mcap"], timeout: 60)
         #expect(schemas.status == 0 && schemas.output.contains("match: RawAudio\n"), "\(schemas.output)")
         // Read back as a trace, the sound channel is not there, and JSON Lines comes back the same.
         let back = try hal("convert", "--quiet", folder + "/spoken.mcap", folder + "/back.jsonl")
@@ -399,9 +399,4 @@ private func hal(_ arguments: String...) throws -> Run {
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/back.jsonl")) == (try Data(contentsOf: URL(fileURLWithPath: folder + "/spoken.jsonl"))))
     }
 
-}
-
-/// The MCAP trace tests' peer script (Tests/SimulationTests/Fixtures/mcap_trace_peer.py).
-enum MCAPTracePeer {
-    static let script = packageRoot + "/Tests/SimulationTests/Fixtures/mcap_trace_peer.py"
 }

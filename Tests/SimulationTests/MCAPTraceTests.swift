@@ -10,7 +10,7 @@ import Testing
 /// (Fixtures/mcap_trace_peer.py), seeking through the chunk index, and bad files refused with the records before
 /// the damage kept.
 @Suite struct MCAPTraceTests {
-    static let peer = packageRoot + "/Tests/SimulationTests/Fixtures/mcap_trace_peer.py"
+    static let peer = mcapTracePeer
     static let png = packageRoot + "/traces/fieldguide/frames/cam-00.png"
 
     /// A trace with every kind the package has: each built-in kind, a registered one (pressure), frames in every
@@ -79,12 +79,15 @@ import Testing
         return path
     }
 
+    /// The JSON Lines header line of a trace with `channels`, as the `hal-trace` Metadata record holds it.
+    static func headerLine(_ channels: [TraceChannel]) throws -> String {
+        String(decoding: try TraceEncoder(header: TraceHeader(channels: channels)).encodeHeader().dropLast(), as: UTF8.self)
+    }
+
     /// Converts `path` to `output` as `hal convert` does.
-    static func convert(_ path: String, _ output: String, compression: MCAPCompression = .zstd) throws {
+    static func convert(_ path: String, _ output: String, compression: MCAPCompression = .lz4) throws {
         let (trace, framePaths) = try TraceConversion.read(path)
-        let sink: any TraceSink = output.hasSuffix(".mcap")
-            ? try MCAPTraceWriter(path: output, header: trace.header, durability: .buffered, compression: compression, frameFolderOf: path)
-            : try TraceWriter(path: output, header: trace.header, durability: .buffered)
+        let sink = try TraceFiles.makeWriter(path: output, header: trace.header, durability: .buffered, compression: compression, frameFolderOf: path)
         try TraceConversion.write(trace, framePaths: framePaths, to: sink)
     }
 
@@ -155,6 +158,9 @@ import Testing
         let before = try String(contentsOfFile: original, encoding: .utf8)
         let after = try String(contentsOfFile: folder + "/back/every.jsonl", encoding: .utf8)
         #expect(before == after)
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder + "/every.frames") {
+            #expect(try TracePath.readFileForTests(folder + "/every.frames/" + name) == (try TracePath.readFileForTests(folder + "/back/every.frames/" + name)))
+        }
     }
 
     @Test func theCommittedDescriptorsAreWhatProtocMakesOfTheSchemas() async throws {
@@ -166,8 +172,23 @@ import Testing
         let folder = try makeScratchFolder()
         let header = TraceHeader(channels: [TraceChannel(id: "gyro", kind: .gyroscope, source: "x"), TraceChannel(id: "gps", kind: .location, source: "x")])
         let writer = try MCAPTraceWriter(path: folder + "/bad.mcap", header: header)
-        #expect(throws: TraceError.self) {
-            try writer.write(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: .zero, quantity: .angularVelocity, value: Vector3(x: 0, y: .nan, z: 0)))))
+        let jsonLines = try TraceWriter(path: folder + "/bad.jsonl", header: header)
+        /// The error each writer gives for `record`, without the file and place.
+        func refusals(_ record: TraceRecord) -> (mcap: TraceError?, jsonLines: TraceError?) {
+            func error(_ body: () throws(TraceError) -> Void) -> TraceError? {
+                do { try body() } catch { return error }
+                return nil
+            }
+            return (error { () throws(TraceError) in try writer.write(record) }, error { () throws(TraceError) in try jsonLines.write(record) })
+        }
+        for record in [
+            TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: .zero, quantity: .angularVelocity, value: Vector3(x: 0, y: .nan, z: 0)))),
+            TraceRecord(channel: 1, reading: .motion(MotionSample(timestamp: .zero, quantity: .angularVelocity, value: Vector3(x: 0, y: 0, z: 0)))),
+            TraceRecord(channel: 2, reading: .key(KeyEvent(timestamp: .zero, code: 1, state: .press))),
+        ] {
+            let (mcap, json) = refusals(record)
+            #expect(mcap != nil && mcap?.kind == json?.kind && mcap?.field == json?.field, "\(String(describing: mcap)) / \(String(describing: json))")
+            #expect(mcap.map { $0.message.hasSuffix(json?.message ?? "?") } == true, "\(String(describing: mcap)) / \(String(describing: json))")
         }
         do {
             try writer.write(TraceRecord(channel: 1, reading: .location(LocationFix(timestamp: .zero, mode: .threeDimensional, coordinate: nil))))
@@ -181,24 +202,32 @@ import Testing
         } catch {
             #expect(error.field == "t" && error.message.contains("unsigned"), "\(error)")
         }
-        try writer.write(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: Timestamp(nanoseconds: 5), quantity: .angularVelocity, value: Vector3(x: 1, y: 2, z: 3)))))
-        #expect(throws: TraceError.self) {
-            try writer.write(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: Timestamp(nanoseconds: 4), quantity: .angularVelocity, value: Vector3(x: 1, y: 2, z: 3)))))
-        }
+        let first = TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: Timestamp(nanoseconds: 5), quantity: .angularVelocity, value: Vector3(x: 1, y: 2, z: 3))))
+        try writer.write(first)
+        try jsonLines.write(first)
+        let (mcap, json) = refusals(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: Timestamp(nanoseconds: 4), quantity: .angularVelocity, value: Vector3(x: 1, y: 2, z: 3)))))
+        #expect(mcap?.kind == .timestampBackwards && json?.kind == .timestampBackwards && mcap.map { $0.message.hasSuffix(json?.message ?? "?") } == true)
         try writer.close()
+        try jsonLines.close()
         // What was refused is not in the file; what was taken is.
         let trace = try Trace.load(path: folder + "/bad.mcap")
         #expect(trace.records.count == 1 && trace.truncation == nil)
     }
 
-    /// A trace of `count` gyroscope samples at 1 kHz, written as MCAP with chunks of `chunkSize` bytes.
-    static func gyroTrace(_ path: String, count: Int, chunkSize: Int? = nil) throws {
-        let header = TraceHeader(channels: [TraceChannel(id: "gyro", kind: .gyroscope, source: "sim", rate: 1000)])
+    /// A trace of `count` gyroscope samples at 1 kHz, and an accelerometer sample after every tenth, as MCAP.
+    static func gyroTrace(_ path: String, count: Int) throws {
+        let header = TraceHeader(channels: [
+            TraceChannel(id: "gyro", kind: .gyroscope, source: "sim", rate: 1000), TraceChannel(id: "accel", kind: .accelerometer, source: "sim", rate: 100),
+        ])
         let writer = try MCAPTraceWriter(path: path, header: header, durability: .buffered)
         var random = SeededRandom(seed: 7)
         for i in 0..<count {
+            let time = Timestamp(nanoseconds: Int64(i) * 1_000_000)
             let value = Vector3(x: random.unit() - 0.5, y: random.unit() - 0.5, z: Double(i))
-            try writer.write(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: Timestamp(nanoseconds: Int64(i) * 1_000_000), quantity: .angularVelocity, value: value))))
+            try writer.write(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: time, quantity: .angularVelocity, value: value))))
+            if i % 10 == 0 {
+                try writer.write(TraceRecord(channel: 1, reading: .motion(MotionSample(timestamp: time, quantity: .acceleration, value: Vector3(x: 0, y: 9.8, z: Double(i))))))
+            }
         }
         try writer.close()
     }
@@ -211,15 +240,16 @@ import Testing
         let whole = try MCAPTraceFile.load(path: path)
         // A whole read reads each byte once (the summary and the first block twice at most): a scan's next record
         // that starts inside the last block read is not read again.
-        #expect(whole.trace.records.count == 400_000)
+        #expect(whole.trace.records.count == 440_000)
         #expect(whole.bytesRead >= size && whole.bytesRead < size + size / 10, "read \(whole.bytesRead) of \(size) bytes")
         let tail = try MCAPTraceFile.load(path: path, from: .seconds(390))
         // 10 s of 400 s: the one or two chunks that hold it (of about 23), the header, the summary and the footer.
         let chunks = try #require(try MCAPReader(path: path).summary()).chunkIndexes
         #expect(chunks.count > 20)
         #expect(tail.bytesRead < 3 * size / UInt64(chunks.count), "read \(tail.bytesRead) of \(size) bytes in \(chunks.count) chunks")
+        // Both channels, merged in time, in the file's order among equal times.
         let expected = whole.trace.records.filter { $0.timestamp.nanoseconds >= 390_000_000_000 }
-        #expect(tail.trace.records == expected && expected.count == 10_000)
+        #expect(tail.trace.records == expected && expected.count == 11_000)
         // Trace.load(path:from:) is the same for both containers.
         #expect(try Trace.load(path: path, from: .seconds(390)).records == expected)
     }
@@ -236,7 +266,7 @@ import Testing
         let cut = try Trace.load(path: cutPath)
         let truncation = try #require(cut.truncation)
         #expect(truncation.kind == .badContainer && truncation.message.contains("byte "), "\(truncation)")
-        #expect(cut.records.count > 10_000 && cut.records.count < 100_000)
+        #expect(cut.records.count > 10_000 && cut.records.count < 110_000)
         #expect(cut.records == Array(whole.prefix(cut.records.count)))
     }
 
@@ -272,7 +302,7 @@ import Testing
         var options = MCAPWriter.Options()
         options.profile = "hal"
         let writer = try MCAPWriter(path: path, options: options)
-        try writer.addMetadata(MCAPMetadata(name: "hal-trace", values: ["format": "hal-trace", "version": "1"]))
+        try writer.addMetadata(MCAPMetadata(name: "hal-trace", values: ["header": try Self.headerLine([TraceChannel(id: "touch", kind: .pointer, source: "x")])]))
         let pointerSchema = try writer.addSchema(name: "hal.PointerEvent", encoding: "protobuf", data: [])
         let channel = try writer.addChannel(topic: "touch", messageEncoding: "protobuf", schemaID: pointerSchema, metadata: ["index": "0", "kind": "pointer", "source": "x", "units": "normalized"])
         // phase "press", pointer 0, x = +infinity, y = 1.
@@ -298,10 +328,14 @@ import Testing
         #expect(throws: TraceError.self) { try writer.write(frame(0), savingFrameAs: "out.jsonl") }
         #expect(throws: TraceError.self) { try writer.write(frame(0), savingFrameAs: "../x.raw") }
         try writer.write(frame(0), savingFrameAs: "frames/a.raw")
-        #expect(throws: TraceError.self) { try writer.write(frame(1), savingFrameAs: "frames/a.raw") }
+        #expect(throws: TraceError.self) { try writer.write(frame(1).withPixels([8]), savingFrameAs: "frames/a.raw") }
+        // The same pixels may share a file, as in JSON Lines.
+        try writer.write(frame(2).withPixels([7]), savingFrameAs: "frames/a.raw")
         try writer.close()
-        #expect(try Trace.load(path: folder + "/out.jsonl").records.count == 1)
-        #expect(try TracePath.readFileForTests(folder + "/out.jsonl").count > 40)
+        #expect(try Trace.load(path: folder + "/out.jsonl").records.count == 2)
+        // The refused records left no file behind, and the trace is not overwritten.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["frames", "out.jsonl"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/frames") == ["a.raw"])
     }
 
     /// JSON Lines into another folder takes its frame files along; MCAP to MCAP keeps their names.
@@ -331,7 +365,7 @@ import Testing
         try writer.write(TraceRecord(channel: 0, reading: .pointer(PointerEvent(timestamp: Timestamp(nanoseconds: 2), phase: .press, x: 1, y: 2))))
         try writer.close()
         var bytes = try TracePath.readFileForTests(path)
-        // Uncompressed chunks would show the text; with zstd, rewrite the file with its second phase changed.
+        // The chunks are compressed: rewrite the file with its second phase changed.
         let file = try MCAPTraceFile.load(path: path)
         #expect(file.trace.records.count == 2)
         let mcap = MCAPWriter(options: { var o = MCAPWriter.Options(); o.profile = "hal"; return o }())
@@ -365,7 +399,7 @@ import Testing
         var options = MCAPWriter.Options()
         options.profile = "hal"
         let writer = try MCAPWriter(path: path, options: options)
-        try writer.addMetadata(MCAPMetadata(name: "hal-trace", values: ["format": "hal-trace", "version": "1"]))
+        try writer.addMetadata(MCAPMetadata(name: "hal-trace", values: ["header": try Self.headerLine([TraceChannel(id: "gyro", kind: .gyroscope, source: "x")])]))
         let schema = try writer.addSchema(name: "foxglove.Log", encoding: "protobuf", data: [])
         _ = try writer.addChannel(topic: "gyro", messageEncoding: "protobuf", schemaID: schema, metadata: ["index": "0", "kind": "gyroscope", "source": "x", "units": "rad/s"])
         try writer.finish()
@@ -382,5 +416,14 @@ extension TracePath {
     /// A whole file's bytes.
     static func readFileForTests(_ path: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
+
+extension TraceRecord {
+    /// The record's frame with `pixels` in memory.
+    func withPixels(_ pixels: [UInt8]) -> TraceRecord {
+        guard case .frame(var frame) = reading else { return self }
+        frame.storage = .bytes(pixels)
+        return TraceRecord(channel: channel, reading: .frame(frame))
     }
 }

@@ -17,3 +17,7 @@ public func makeScratchFolder() throws -> String {
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+/// The script that reads and writes HAL traces in MCAP with PyPI `mcap` and `mcap-protobuf-support`, for the tests
+/// that check our files against them.
+public let mcapTracePeer = packageRoot + "/Tests/SimulationTests/Fixtures/mcap_trace_peer.py"

@@ -19,15 +19,20 @@ enum MCAPFiles {
 
     /// The trace an MCAP file holds: a HAL trace (``MCAPTraceFile``), or a ROS 2 recording's sensor topics
     /// (``ROS2Import``). With `offset`, a HAL trace's records from `offset` after its first, read through its index.
-    static func load(path: String, from offset: Duration? = nil, progress: (Double) -> Void = { _ in }) throws(TraceError) -> Trace {
+    ///
+    /// With the trace come, for a HAL trace, the file names its frames had in JSON Lines, by record index.
+    static func load(path: String, from offset: Duration? = nil, progress: (Double) -> Void = { _ in }) throws(TraceError) -> (Trace, framePaths: [Int: String]) {
         let reader = try open(path)
-        if MCAPTraceFile.isTrace(reader) { return try MCAPTraceFile.load(path: path, from: offset, progress: progress).trace }
+        if MCAPTraceFile.isTrace(reader) {
+            let file = try MCAPTraceFile.load(path: path, from: offset, progress: progress)
+            return (file.trace, file.framePaths)
+        }
         guard ROS2Import.isROS2(reader) else {
             throw TraceError(.badHeader, file: path, line: 0,
                 "an MCAP file, but neither a HAL trace (profile 'hal') nor a ROS 2 recording (profile 'ros2', or cdr channels)")
         }
         var trace = try ROS2Import.load(path: path).trace
         if let offset { trace.dropRecords(before: offset) }
-        return trace
+        return (trace, [:])
     }
 }

@@ -52,8 +52,9 @@ struct MCAPTraceDecoder {
             targets[Int(channel.id)] = Target(index: -1, layout: .derived)
             return
         }
-        guard let index = channel.metadata["index"].flatMap(Int.init), header.channels.indices.contains(index) else {
-            throw TraceError(.badHeader, file: file, line: 0, field: "index", "channel \(channel.id) (\(channel.topic)) has no place in the header")
+        guard let index = channel.metadata["index"].flatMap(Int.init), header.channels.indices.contains(index),
+              header.channels[index].id == channel.topic else {
+            throw TraceError(.badHeader, file: file, line: 0, field: "index", "MCAP channel \(channel.id) (\(channel.topic)) is not a channel of the header: its 'index' must name the header's channel '\(channel.topic)'")
         }
         let kind = header.channels[index].kind
         let expected = TraceSchemas.schema(for: kind)
@@ -103,6 +104,11 @@ struct MCAPTraceDecoder {
     /// derived channel, which is not part of the trace.
     mutating func decode(_ message: MCAPMessageView) throws(TraceError) -> (record: TraceRecord, framePath: String?)? {
         if let (channel, sample) = motion(message) { return (TraceRecord(channel: channel, reading: .motion(sample)), nil) }
+        return try decodeOther(message)
+    }
+
+    /// ``decode(_:)`` for a message ``motion(_:)`` did not take.
+    mutating func decodeOther(_ message: MCAPMessageView) throws(TraceError) -> (record: TraceRecord, framePath: String?)? {
         let id = Int(message.channelID)
         guard id < targets.count, let target = targets[id] else {
             throw TraceError(.unknownChannel, file: file, line: 0, "\(message.place): a message on MCAP channel \(message.channelID), which is not one of the trace's")
@@ -393,7 +399,7 @@ struct MCAPTraceDecoder {
         }
         // The decoder checks a frame's file name; the pixels are in memory, and the name is kept for a conversion.
         line.key("file")
-        line.string(file ?? "frame")
+        line.string(file ?? TraceSchemas.placeholderFrameFile)
         return (data, file)
     }
 

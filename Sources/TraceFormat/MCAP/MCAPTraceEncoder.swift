@@ -26,9 +26,9 @@ struct MCAPTraceEncoder {
              (.accelerometer, .motion(let sample)) where sample.quantity == .acceleration,
              (.magnetometer, .motion(let sample)) where sample.quantity == .magneticField:
             // The hot path: the JSON encoder's one check of a motion sample, without its text.
-            for (index, value) in [sample.value.x, sample.value.y, sample.value.z].enumerated() where !value.isFinite {
-                throw TraceError(.invalidValue, line: 0, field: "v[\(index)]", "\(value) cannot be written: JSON numbers are finite")
-            }
+            try TraceEncoder.checkFinite(sample.value.x, field: "v[0]")
+            try TraceEncoder.checkFinite(sample.value.y, field: "v[1]")
+            try TraceEncoder.checkFinite(sample.value.z, field: "v[2]")
             out.double(1, sample.value.x)
             out.double(2, sample.value.y)
             out.double(3, sample.value.z)
@@ -37,7 +37,7 @@ struct MCAPTraceEncoder {
             if case .bytes = frame.storage {
                 // The JSON Lines encoder takes frames as files; its checks of the rest are the same for pixels.
                 var named = frame
-                named.storage = .file(path: "frame")
+                named.storage = .file(path: TraceSchemas.placeholderFrameFile)
                 try check(TraceRecord(channel: record.channel, reading: .frame(named)))
             } else {
                 try check(record)

@@ -50,7 +50,7 @@ public struct MCAPTraceFile: Sendable {
                             messages: { (message: MCAPMessageView) throws in
                 if let (channel, sample) = decoder.motion(message) {
                     try visit(TraceRecord(channel: channel, reading: .motion(sample)))
-                } else if let decoded = try decoder.decode(message) {
+                } else if let decoded = try decoder.decodeOther(message) {
                     try visit(decoded.record)
                 }
             })
@@ -103,29 +103,20 @@ public struct MCAPTraceFile: Sendable {
         } catch {
             truncation = TraceError(.io, file: path, line: 0, "\(error)")
         }
-        if let offset {
+        var trace = Trace(header: header, records: records, path: path)
+        if let offset, summary?.chunkIndexes.isEmpty ?? true {
             // Without a chunk index the whole file was read; the records before the offset are left out all the same.
-            if summary?.chunkIndexes.isEmpty ?? true, let first = records.lazy.map(\.timestamp).min() {
-                let from = Timestamp(nanoseconds: first.nanoseconds.addingReportingOverflow(max(0, offset.wholeNanoseconds)).overflow ? .max : first.nanoseconds + max(0, offset.wholeNanoseconds))
-                var kept: [TraceRecord] = []
-                var keptPaths: [Int: String] = [:]
-                for (index, record) in records.enumerated() where record.timestamp >= from {
-                    if let path = framePaths[index] { keptPaths[kept.count] = path }
-                    kept.append(record)
-                }
-                records = kept
-                framePaths = keptPaths
-            }
+            let kept = trace.dropRecords(before: offset)
+            framePaths = Dictionary(uniqueKeysWithValues: kept.enumerated().compactMap { new, old in framePaths[old].map { (new, $0) } })
         }
         progress(1)
-        var trace = Trace(header: header, records: records, path: path)
         trace.truncation = truncation
         return MCAPTraceFile(trace: trace, framePaths: framePaths, bytesRead: reader.bytesRead)
     }
 
-    /// The trace header: from the summary's channels when the file has one, else from a scan of the declarations.
-    /// The trace header, the summary when the file has one, and a decoder that knows every schema and channel
-    /// declared, each checked against its trace channel's kind.
+    /// The trace header (from the file's `hal-trace` Metadata record, through its index or, in a file cut short, by a
+    /// scan), the summary when the file has one, and a decoder that knows every schema and channel declared, each
+    /// checked against its trace channel.
     private static func header(of reader: MCAPReader) throws(TraceError) -> (TraceHeader, MCAPSummary?, MCAPTraceDecoder, MCAPError?) {
         let path = reader.path
         func containerError(_ error: MCAPError) -> TraceError {
@@ -168,38 +159,17 @@ public struct MCAPTraceFile: Sendable {
             throw TraceError(.badHeader, file: path, line: 0, "an MCAP file, but its profile is '\(profile ?? "")', not '\(TraceSchemas.profile)' (a HAL trace)")
         }
         guard let marker = metadata.first(where: { $0.name == TraceSchemas.traceMetadata }) else {
-            throw TraceError(.badHeader, file: path, line: 0, field: TraceSchemas.traceMetadata, "no '\(TraceSchemas.traceMetadata)' Metadata record, which names the trace format's version")
+            throw TraceError(.badHeader, file: path, line: 0, field: TraceSchemas.traceMetadata, "no '\(TraceSchemas.traceMetadata)' Metadata record, which holds the trace's header")
         }
-        guard marker.values["format"] == TraceHeader.formatName, let version = marker.values["version"].flatMap(Int.init),
-              (1...TraceHeader.currentVersion).contains(version) else {
-            throw TraceError(.badHeader, file: path, line: 0, field: TraceSchemas.traceMetadata, "format '\(marker.values["format"] ?? "")' version '\(marker.values["version"] ?? "")': this package reads \(TraceHeader.formatName) versions 1...\(TraceHeader.currentVersion)")
+        // The header is the trace's JSON Lines header line, which the JSON Lines reader reads and checks.
+        guard let line = marker.values["header"] else {
+            throw TraceError(.badHeader, file: path, line: 0, field: TraceSchemas.traceMetadata, "the '\(TraceSchemas.traceMetadata)' Metadata record has no 'header'")
         }
-        var byIndex: [Int: TraceChannel] = [:]
-        // A channel derived from a trace channel (a speaker's sound) is not one of the trace's.
-        for channel in channels.sorted(by: { $0.id < $1.id }) where channel.metadata["derived-from"] == nil {
-            do {
-                let (index, traceChannel) = try MCAPChannelFields.channel(topic: channel.topic, channel.metadata)
-                if let known = byIndex[index], known != traceChannel {
-                    throw MCAPChannelFields.FieldProblem(field: "index", "channel \(index) is declared twice, differently ('\(known.id)' and '\(traceChannel.id)')")
-                }
-                byIndex[index] = traceChannel
-            } catch let error as MCAPChannelFields.FieldProblem {
-                throw TraceError(.badHeader, file: path, line: 0, field: "channel \(channel.id) (\(channel.topic)).\(error.field)", error.message)
-            } catch {
-                throw TraceError(.badHeader, file: path, line: 0, "\(error)")
-            }
-        }
-        guard byIndex.keys.sorted() == Array(0..<byIndex.count) else {
-            throw TraceError(.badHeader, file: path, line: 0, field: "index", "the channels' places in the header are \(byIndex.keys.sorted()), not 0...\(byIndex.count - 1)")
-        }
-        var header = TraceHeader(channels: (0..<byIndex.count).map { byIndex[$0]! }, metadata: metadata.first { $0.name == TraceSchemas.headerMetadata }?.values ?? [:])
-        header.version = version
-        // The JSON Lines header's rules, in one place: write the header as its line and read that back.
+        let header: TraceHeader
         do {
-            let line = try TraceEncoder(header: header).encodeHeader()
-            header = try line.dropLast().withUnsafeBufferPointer { bytes throws(TraceError) in try TraceDecoder.decodeHeader(bytes) }
+            header = try Array(line.utf8).withUnsafeBufferPointer { bytes throws(TraceError) in try TraceDecoder.decodeHeader(bytes) }
         } catch {
-            throw TraceError(error.kind, file: path, line: 0, field: error.field, "the header its channels and metadata give: \(error.message)")
+            throw TraceError(error.kind, file: path, line: 0, field: error.field, "the '\(TraceSchemas.traceMetadata)' Metadata record's header: \(error.message)")
         }
         var decoder = MCAPTraceDecoder(header: header, file: path)
         for schema in schemas { decoder.declare(schema) }

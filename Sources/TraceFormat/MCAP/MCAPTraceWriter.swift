@@ -4,10 +4,10 @@ public import MCAP
 /// Writes a trace as an MCAP file, in schemas Foxglove reads (`docs/trace-format.md`): the same records a
 /// ``TraceWriter`` takes, refused by the same rules, kept exactly.
 ///
-/// Each trace channel becomes an MCAP channel whose topic is the channel's id and whose metadata holds the
-/// channel's header fields; the header's metadata is a Metadata record. Every channel is declared when the file is
-/// created, so that a file cut short still has the whole header; a camera whose frames are encoded images gets a
-/// second MCAP channel for them, in Foxglove's CompressedImage, with its first such frame.
+/// The trace's header is kept whole in the `hal-trace` Metadata record, written first, so that a file cut short
+/// still has it. Each trace channel becomes an MCAP channel, declared with its first record (a camera's schema
+/// depends on whether its frames are encoded images), whose topic is the channel's id and whose metadata gives the
+/// channel's place in the header (`index`) and, for people and tools, its fields.
 ///
 /// MCAP keeps messages in compressed chunks: lz4 by default, which replays about twice as fast as zstd for some 18 %
 /// more bytes (`docs/performance.md`). With ``TraceWriter/Durability/everyRecord`` (the default) a chunk is
@@ -30,7 +30,7 @@ public final class MCAPTraceWriter: TraceSink {
     /// The MCAP channel of each (trace channel, schema name).
     private var channelIDs: [ChannelKey: UInt16] = [:]
     private var sequences: [UInt32]
-    private var lastTimestamps: [Int64]
+    private var order: ChannelOrder
     private var message = Protobuf.Writer()
     private var closed = false
     private var written = 0
@@ -46,8 +46,9 @@ public final class MCAPTraceWriter: TraceSink {
         path: String, header: TraceHeader, durability: TraceWriter.Durability = .everyRecord,
         compression: MCAPCompression = .lz4, frameFolderOf: String? = nil
     ) throws(TraceError) {
+        let headerLine: [UInt8]
         do {
-            _ = try TraceEncoder(header: header).encodeHeader()
+            headerLine = try TraceEncoder(header: header).encodeHeader()
         } catch {
             throw TraceError(error.kind, file: path, line: 0, field: error.field, error.message)
         }
@@ -60,21 +61,14 @@ public final class MCAPTraceWriter: TraceSink {
         encoder = MCAPTraceEncoder(header: header, traceFile: frameFolderOf)
         counts = Array(repeating: 0, count: header.channels.count)
         sequences = Array(repeating: 0, count: header.channels.count)
-        lastTimestamps = Array(repeating: 0, count: header.channels.count)
+        order = ChannelOrder(header)
         var options = MCAPWriter.Options()
         options.profile = TraceSchemas.profile
         options.compression = compression
         do {
             writer = try MCAPWriter(path: path, options: options)
-            try writer.addMetadata(MCAPMetadata(name: TraceSchemas.traceMetadata, values: [
-                "format": TraceHeader.formatName, "version": String(header.version),
-            ]))
-            if !header.metadata.isEmpty {
-                try writer.addMetadata(MCAPMetadata(name: TraceSchemas.headerMetadata, values: header.metadata))
-            }
-            for (index, channel) in header.channels.enumerated() {
-                _ = try channelID(index, TraceSchemas.schema(for: channel.kind))
-            }
+            try writer.addMetadata(MCAPMetadata(name: TraceSchemas.traceMetadata, values: ["header": String(decoding: headerLine.dropLast(), as: UTF8.self)]))
+            if durability == .everyRecord { try writer.flushChunk() }
         } catch {
             throw TraceError(.io, file: path, line: 0, error.description)
         }
@@ -100,17 +94,10 @@ public final class MCAPTraceWriter: TraceSink {
             TraceError(error.kind, file: path, line: 0, field: error.field, "record \(number): \(error.message)")
         }
         guard !closed else { throw TraceError(.io, file: path, line: 0, "the writer is closed") }
-        guard header.channels.indices.contains(record.channel) else {
-            throw fail(TraceError(.unknownChannel, line: 0, field: "ch", "no channel with index \(record.channel)"))
-        }
+        do { try order.check(record) } catch { throw fail(error) }
         let time = record.timestamp.nanoseconds
         guard time >= 0 else {
             throw fail(TraceError(.invalidValue, line: 0, field: "t", "\(time) is before time zero, and MCAP's log times are unsigned"))
-        }
-        guard time >= lastTimestamps[record.channel] else {
-            throw fail(TraceError(
-                .timestampBackwards, line: 0, field: "t",
-                "\(time) is earlier than \(lastTimestamps[record.channel]) in channel '\(header.channels[record.channel].id)'"))
         }
         message.bytes.removeAll(keepingCapacity: true)
         let schema: TraceSchemas.Schema
@@ -128,7 +115,7 @@ public final class MCAPTraceWriter: TraceSink {
             throw TraceError(.io, file: path, line: 0, error.description)
         }
         sequences[record.channel] &+= 1
-        lastTimestamps[record.channel] = time
+        order.take(record)
         counts[record.channel] += 1
         written += 1
     }

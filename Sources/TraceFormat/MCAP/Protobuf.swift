@@ -183,15 +183,5 @@ enum Protobuf {
         func nested(_ field: Field) -> Reader {
             Reader(bytes, range: field.range)
         }
-
-        /// The doubles of a packed repeated field.
-        func packedDoubles(_ field: Field) throws(DecodeError) -> [Double] {
-            guard field.range.count % 8 == 0 else {
-                throw DecodeError(offset: field.range.lowerBound, reason: "field \(field.number)'s \(field.range.count) bytes are not whole doubles")
-            }
-            return stride(from: field.range.lowerBound, to: field.range.upperBound, by: 8).map { at in
-                Double(bitPattern: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian)
-            }
-        }
     }
 }

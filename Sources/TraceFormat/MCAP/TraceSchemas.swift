@@ -5,10 +5,11 @@ import HAL
 enum TraceSchemas {
     /// The MCAP Header's profile for a trace.
     static let profile = "hal"
-    /// The Metadata record that marks an MCAP file as a trace and gives its format version.
+    /// The Metadata record that marks an MCAP file as a trace and holds its header: `header`, the JSON Lines header
+    /// line.
     static let traceMetadata = "hal-trace"
-    /// The Metadata record that holds the trace header's free-form metadata.
-    static let headerMetadata = "hal-trace.meta"
+    /// The file name a frame in memory is checked under by the JSON Lines rules, which take frames as files.
+    static let placeholderFrameFile = "frame"
 
     /// A message layout: the schema's name and encodings.
     struct Schema: Hashable {

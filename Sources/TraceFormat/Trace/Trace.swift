@@ -27,7 +27,7 @@ public struct Trace: Sendable, Hashable {
     /// ``load(path:)``, calling `progress` with the share of the file read so far (0...1) as it goes, for a
     /// progress line on a large trace.
     public static func load(path: String, progress: (Double) -> Void) throws(TraceError) -> Trace {
-        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path, progress: progress) }
+        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path, progress: progress).0 }
         let reader = try TraceReader(path: path)
         let size = Double(max(1, TracePath.fileSize(path) ?? 1))
         var records: [TraceRecord] = []
@@ -45,17 +45,21 @@ public struct Trace: Sendable, Hashable {
     /// trace is read through its chunk index, so only the chunks from there on are read; a JSON Lines trace is read
     /// whole and the earlier records left out.
     public static func load(path: String, from offset: Duration) throws(TraceError) -> Trace {
-        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path, from: offset) }
+        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path, from: offset).0 }
         var trace = try load(path: path)
         trace.dropRecords(before: offset)
         return trace
     }
 
-    /// Leaves out the records earlier than `offset` after the first.
-    mutating func dropRecords(before offset: Duration) {
-        guard let start else { return }
+    /// Leaves out the records earlier than `offset` after the first (all of them when that is past the largest
+    /// time), and returns the indices the kept records had.
+    @discardableResult
+    mutating func dropRecords(before offset: Duration) -> [Int] {
+        guard let start else { return [] }
         let (from, overflow) = start.nanoseconds.addingReportingOverflow(max(0, offset.wholeNanoseconds))
-        records.removeAll { overflow || $0.timestamp.nanoseconds < from }
+        let kept = overflow ? [] : records.indices.filter { records[$0].timestamp.nanoseconds >= from }
+        records = kept.map { records[$0] }
+        return kept
     }
 
     /// Reads a whole trace from bytes.
@@ -70,17 +74,15 @@ public struct Trace: Sendable, Hashable {
     public func encoded() throws(TraceError) -> [UInt8] {
         let encoder = TraceEncoder(header: header)
         var bytes = try encoder.encodeHeader()
-        var lastTimestamps = [Int64](repeating: .min, count: header.channels.count)
+        var order = ChannelOrder(header)
         for (offset, record) in records.enumerated() {
             do {
+                try order.check(record)
                 try encoder.encode(record, into: &bytes)
             } catch {
                 throw TraceError(error.kind, file: path, line: offset + 2, field: error.field, error.message)
             }
-            guard record.timestamp.nanoseconds >= lastTimestamps[record.channel] else {
-                throw TraceError(.timestampBackwards, file: path, line: offset + 2, field: "t", "earlier than the channel's previous record")
-            }
-            lastTimestamps[record.channel] = record.timestamp.nanoseconds
+            order.take(record)
         }
         return bytes
     }

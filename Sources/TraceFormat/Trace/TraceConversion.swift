@@ -7,13 +7,7 @@ public enum TraceConversion {
     /// The trace at `path`, and for an MCAP trace the file names its frames had in JSON Lines, by record index.
     /// `progress` hears the share of the file read so far (0...1).
     public static func read(_ path: String, progress: (Double) -> Void = { _ in }) throws(TraceError) -> (trace: Trace, framePaths: [Int: String]) {
-        if MCAPFiles.isMCAP(path: path) {
-            let reader = try MCAPFiles.open(path)
-            if MCAPTraceFile.isTrace(reader) {
-                let file = try MCAPTraceFile.load(path: path, progress: progress)
-                return (file.trace, file.framePaths)
-            }
-        }
+        if MCAPFiles.isMCAP(path: path) { return try MCAPFiles.load(path: path, progress: progress) }
         return (try Trace.load(path: path, progress: progress), [:])
     }
 

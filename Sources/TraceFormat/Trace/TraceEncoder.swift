@@ -292,10 +292,16 @@ public struct TraceEncoder: Sendable {
     }
 
     private func number(_ out: inout JSONOutput, _ value: Double, field: @autoclosure () -> String) throws(TraceError) {
+        try Self.checkFinite(value, field: field())
+        out.double(value)
+    }
+
+    /// Throws unless `value` is finite: a trace's numbers are JSON's.
+    @inline(__always)
+    static func checkFinite(_ value: Double, field: @autoclosure () -> String) throws(TraceError) {
         guard value.isFinite else {
             throw TraceError(.invalidValue, line: 0, field: field(), "\(value) cannot be written: JSON numbers are finite")
         }
-        out.double(value)
     }
 
     /// Writes `[a,b,…]`; a non-finite element is refused as `field[index]`.

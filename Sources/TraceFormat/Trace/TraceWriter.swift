@@ -1,4 +1,4 @@
-public import HAL
+import HAL
 import SystemPackage
 
 /// Writes a trace file: the header first, then one line a record.
@@ -31,9 +31,10 @@ public final class TraceWriter {
     private let durability: Durability
     private var descriptor: FileDescriptor?
     private var pending: [UInt8] = []
-    private var lastTimestamps: [Int64]
+    private var order: ChannelOrder
     private var lineNumber = 1
-    private var savedFrameNames: Set<String> = []
+    /// The frame files saved so far, with a hash of their pixels.
+    private var savedFrames: [String: Int] = [:]
 
     /// Creates (or truncates) the file at `path` and writes the header.
     public init(path: String, header: TraceHeader, durability: Durability = .everyRecord) throws(TraceError) {
@@ -42,7 +43,7 @@ public final class TraceWriter {
         self.durability = durability
         self.encoder = TraceEncoder(header: header)
         self.counts = Array(repeating: 0, count: header.channels.count)
-        self.lastTimestamps = Array(repeating: .min, count: header.channels.count)
+        self.order = ChannelOrder(header)
         let headerLine: [UInt8]
         do {
             headerLine = try encoder.encodeHeader()
@@ -74,29 +75,33 @@ public final class TraceWriter {
     /// Writes a record whose frame is in memory, saving its pixels as `name` (relative to the trace's folder, inside
     /// it) instead of in the frames folder: what a conversion does to keep a trace's frame files as they were.
     ///
-    /// The name must stay inside the trace's folder, must not be a trace's name (`.jsonl`, `.mcap`: the file being
-    /// written, or the one being converted), and must not be one this writer has saved a frame as already.
+    /// The name must stay inside the trace's folder and must not be a trace's name (`.jsonl`, `.mcap`: the file
+    /// being written, or the one being converted). Records may share a file, as in JSON Lines, when their pixels are
+    /// the same; other pixels under a name this writer has saved already are refused.
     public func write(_ record: TraceRecord, savingFrameAs name: String) throws(TraceError) {
         func refuse(_ kind: TraceError.Kind, _ reason: String) -> TraceError {
             TraceError(kind, file: path, line: lineNumber + 1, field: "file", "'\(name)' \(reason)")
         }
         guard TracePath.staysInsideTraceFolder(name) else { throw refuse(.pathOutsideTrace, "leaves the trace's folder") }
         guard !name.hasSuffix(".jsonl") && !name.hasSuffix(".mcap") else { throw refuse(.invalidValue, "is a trace's name, not a frame file's") }
-        guard !savedFrameNames.contains(name) else { throw refuse(.invalidValue, "is the file of an earlier frame too") }
+        if let saved = savedFrames[name] {
+            guard case .frame(let frame) = record.reading, case .bytes(let pixels) = frame.storage, Hasher.hash(pixels) == saved,
+                  (try? TracePath.readFile(TracePath.resolve(name, inTraceAt: path))) == pixels else {
+                throw refuse(.invalidValue, "holds an earlier frame's pixels, and these are others")
+            }
+            var shared = frame
+            shared.storage = .file(path: name)
+            try write(TraceRecord(channel: record.channel, reading: .frame(shared)), frameName: nil)
+            return
+        }
         try write(record, frameName: name)
     }
 
     private func write(_ record: TraceRecord, frameName: String?) throws(TraceError) {
         guard descriptor != nil else { throw TraceError(.io, file: path, line: lineNumber + 1, "the writer is closed") }
         var record = record
-        guard header.channels.indices.contains(record.channel) else {
-            throw TraceError(.unknownChannel, file: path, line: lineNumber + 1, field: "ch", "no channel with index \(record.channel)")
-        }
-        let nanoseconds = record.timestamp.nanoseconds
-        guard nanoseconds >= lastTimestamps[record.channel] else {
-            throw TraceError(
-                .timestampBackwards, file: path, line: lineNumber + 1, field: "t",
-                "\(nanoseconds) is earlier than \(lastTimestamps[record.channel]) in channel '\(header.channels[record.channel].id)'")
+        do { try order.check(record) } catch {
+            throw TraceError(error.kind, file: path, line: lineNumber + 1, field: error.field, error.message)
         }
         var pixels: (bytes: [UInt8], name: String)?
         if case .frame(var frame) = record.reading, case .bytes(let bytes) = frame.storage {
@@ -111,24 +116,16 @@ public final class TraceWriter {
             // The frame's file is saved once its record is known to be good.
             if let pixels {
                 try saveFrame(pixels.bytes, as: pixels.name)
-                savedFrameNames.insert(pixels.name)
+                savedFrames[pixels.name] = Hasher.hash(pixels.bytes)
             }
         } catch {
             pending.removeSubrange(mark...)
             throw TraceError(error.kind, file: path, line: lineNumber + 1, field: error.field, error.message)
         }
         lineNumber += 1
-        lastTimestamps[record.channel] = nanoseconds
+        order.take(record)
         counts[record.channel] += 1
         if durability == .everyRecord || pending.count >= 1 << 20 { try writePending() }
-    }
-
-    /// Writes a reading on the channel with id `channel`.
-    public func write(_ reading: Reading, channel: String) throws(TraceError) {
-        guard let index = header.channelIndex(of: channel) else {
-            throw TraceError(.unknownChannel, file: path, line: lineNumber + 1, field: "ch", "no channel '\(channel)' in the header")
-        }
-        try write(TraceRecord(channel: index, reading: reading))
     }
 
     /// Writes out anything buffered.
@@ -198,3 +195,12 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+
+extension Hasher {
+    /// The hash of `bytes`, to tell at once whether two frames' pixels may be the same.
+    fileprivate static func hash(_ bytes: [UInt8]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes)
+        return hasher.finalize()
+    }
+}

@@ -242,4 +242,4 @@ if __name__ == "__main__":
     elif sys.argv[1] == "schemas":
         schemas(sys.argv[2])
     else:
-        fail("usage: mcap_trace_peer.py decode TRACE.mcap TRACE.jsonl | schemas TRACE.mcap")
+        fail("usage: mcap_trace_peer.py decode TRACE.mcap TRACE.jsonl | rewrite TRACE.mcap OUT.mcap | sound TRACE.mcap | schemas TRACE.mcap")
