@@ -29,7 +29,7 @@ public final class MCAPReader {
     private let descriptor: FileDescriptor?
     /// The bytes read last: the file's `window.start ..< window.start + window.bytes.count`.
     private var window: (start: UInt64, bytes: [UInt8]) = (0, [])
-    private static let blockSize = 1 << 20
+    private static let blockSize = 4 << 20
     /// Whether reads go on past what was asked, a block at a time: for a scan, not for an indexed read.
     private var readAhead = false
 
@@ -288,6 +288,7 @@ public final class MCAPReader {
     /// Each record in a chunk's decompressed `records`: its opcode, its content's range in `raw` (the records'
     /// bytes), and where it starts in them. Records in a chunk have no file offset of their own, so an error in one
     /// (an ``MCAPError`` from `body`, or the records' framing) names the chunk's `offset` and the record's place.
+    @inline(__always)
     private func walk(
         _ records: ChunkRecords, at offset: UInt64, _ body: (UnsafeRawBufferPointer, UInt8, Range<Int>, Int) throws -> Void
     ) throws {
