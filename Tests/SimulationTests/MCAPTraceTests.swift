@@ -84,6 +84,16 @@ import Testing
         String(decoding: try TraceEncoder(header: TraceHeader(channels: channels)).encodeHeader().dropLast(), as: UTF8.self)
     }
 
+    /// An MCAP writer at `path` whose file starts as a HAL trace with `channels` does (the `hal` profile and the
+    /// `hal-trace` header), for a test to add schemas, channels and messages of its own making.
+    static func handMadeTrace(_ path: String, channels: [TraceChannel]) throws -> MCAPWriter {
+        var options = MCAPWriter.Options()
+        options.profile = "hal"
+        let writer = try MCAPWriter(path: path, options: options)
+        try writer.addMetadata(MCAPMetadata(name: "hal-trace", values: ["header": try headerLine(channels)]))
+        return writer
+    }
+
     /// Converts `path` to `output` as `hal convert` does.
     static func convert(_ path: String, _ output: String, compression: MCAPCompression = .lz4) throws {
         let (trace, framePaths) = try TraceConversion.read(path)
@@ -299,10 +309,7 @@ import Testing
     @Test func aNonFiniteNumberInAMessageIsNamedByItsField() throws {
         let folder = try makeScratchFolder()
         let path = folder + "/inf.mcap"
-        var options = MCAPWriter.Options()
-        options.profile = "hal"
-        let writer = try MCAPWriter(path: path, options: options)
-        try writer.addMetadata(MCAPMetadata(name: "hal-trace", values: ["header": try Self.headerLine([TraceChannel(id: "touch", kind: .pointer, source: "x")])]))
+        let writer = try Self.handMadeTrace(path, channels: [TraceChannel(id: "touch", kind: .pointer, source: "x")])
         let pointerSchema = try writer.addSchema(name: "hal.PointerEvent", encoding: "protobuf", data: [])
         let channel = try writer.addChannel(topic: "touch", messageEncoding: "protobuf", schemaID: pointerSchema, metadata: ["index": "0", "kind": "pointer", "source": "x", "units": "normalized"])
         // phase "press", pointer 0, x = +infinity, y = 1.
@@ -396,10 +403,7 @@ import Testing
     @Test func aChannelInTheWrongSchemaIsRefused() throws {
         let folder = try makeScratchFolder()
         let path = folder + "/schema.mcap"
-        var options = MCAPWriter.Options()
-        options.profile = "hal"
-        let writer = try MCAPWriter(path: path, options: options)
-        try writer.addMetadata(MCAPMetadata(name: "hal-trace", values: ["header": try Self.headerLine([TraceChannel(id: "gyro", kind: .gyroscope, source: "x")])]))
+        let writer = try Self.handMadeTrace(path, channels: [TraceChannel(id: "gyro", kind: .gyroscope, source: "x")])
         let schema = try writer.addSchema(name: "foxglove.Log", encoding: "protobuf", data: [])
         _ = try writer.addChannel(topic: "gyro", messageEncoding: "protobuf", schemaID: schema, metadata: ["index": "0", "kind": "gyroscope", "source": "x", "units": "rad/s"])
         try writer.finish()
