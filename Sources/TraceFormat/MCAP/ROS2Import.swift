@@ -153,8 +153,9 @@ public struct ROS2Import: Sendable {
             let reason: String
         }
 
-        /// The largest picture side taken, in pixels: far past any camera, and safe for the C APIs frames go to.
-        static let largestSide = 1 << 16
+        /// The largest picture side taken, in pixels: the trace format's own (``TraceDecoder/maximumFrameSide``), so
+        /// that an imported frame converts to JSON Lines and reads back.
+        static let largestSide = Int(TraceDecoder.maximumFrameSide)
 
         static let handled: Set<String> = [
             "sensor_msgs/msg/Imu", "sensor_msgs/msg/MagneticField", "sensor_msgs/msg/NavSatFix",
