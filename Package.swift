@@ -137,7 +137,7 @@ let package = Package(
         // the monotonic clock: the event log, expectation results and a recording. What hal run, hal test and users'
         // tests call.
         .target(
-            name: "Session", dependencies: ["HAL", "AppCore", "TraceFormat", "Replay", "Synthesis"],
+            name: "Session", dependencies: ["HAL", "AppCore", "Audio", "TraceFormat", "Replay", "Synthesis"],
             swiftSettings: strictSwift6),
 
         // Scenario suites for CI: discovery, shards, parallel runs through the session, golden logs and their diffs,

@@ -9,11 +9,19 @@ public import HAL
 /// reported once as a `speaker.failed` event and not used again; the app is handed the failure and goes on. From
 /// then on each clip or utterance the app asks for is logged as `speaker.skipped`, so a log never shows a sound as
 /// heard when it was not.
+///
+/// What the speaker played is logged as `speaker.started`, `speaker.paused`, `speaker.resumed`, `speaker.finished` and
+/// `speaker.stopped` (with `clip`, or `text` and `voice`), at the speaker's own times; `started` adds `latency`, the
+/// seconds from the request, where the speaker knows it, and `gain`, the dB a loudness guard applied. Events come from playback readings the runner is fed (a live
+/// speaker's feedback) or, for a ``HAL/VirtualTimeSpeaker``, from the runner driving it: each request is made at the
+/// time of the input that caused it, and each playback event is handed to the app at its own time, in order with the
+/// app's timers, so a replay shows a slow speaker the same way at any rate.
 public struct AppRunner<Logic: AppLogic>: Sendable {
     /// The app's state.
     public private(set) var logic: Logic
     /// Where speaker requests go, if anywhere.
     public let speaker: (any Speaker)?
+    private let virtualSpeaker: (any VirtualTimeSpeaker)?
     private var speakerFailed = false
     private var lastTime: Timestamp?
 
@@ -21,6 +29,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     public init(logic: Logic, speaker: (any Speaker)? = nil) {
         self.logic = logic
         self.speaker = speaker
+        self.virtualSpeaker = speaker as? any VirtualTimeSpeaker
     }
 
     /// Starts the app at `time`.
@@ -43,6 +52,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         if case .speakerFailed(_, let reason) = input {
             return events + loseSpeaker(at: time, reason: reason)
         }
+        if case .reading(.playback(let playback), _) = input { events.append(Self.logged(playback)) }
         var output = AppOutput()
         logic.handle(input, output: &output)
         events += await carryOut(output)
@@ -52,13 +62,48 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// Fires every timer due at or before `time`, each at its own deadline.
     public mutating func advance(to time: Timestamp) async -> [AppEvent] {
         var events: [AppEvent] = []
-        while let deadline = logic.nextDeadline, deadline <= time {
-            var output = AppOutput()
-            logic.advance(to: deadline, output: &output)
-            events += await carryOut(output)
+        while true {
+            let timer = logic.nextDeadline.flatMap { $0 <= time ? $0 : nil }
+            let playback = speakerFailed ? nil : virtualSpeaker?.nextEventTime.flatMap { $0 <= time ? $0 : nil }
+            if let playback, playback <= timer ?? playback {
+                // The speaker's event first at a tie: a timer then sees the sound as it is.
+                events += await deliverPlayback(upTo: playback)
+            } else if let timer {
+                var output = AppOutput()
+                logic.advance(to: timer, output: &output)
+                events += await carryOut(output)
+            } else {
+                break
+            }
         }
         lastTime = max(time, lastTime ?? time)
         return events
+    }
+
+    /// Hands the app the virtual-time speaker's events due by `time`, each logged and then delivered as a playback
+    /// reading on channel `speaker`.
+    private mutating func deliverPlayback(upTo time: Timestamp) async -> [AppEvent] {
+        guard !speakerFailed, let virtualSpeaker else { return [] }
+        var events: [AppEvent] = []
+        for playback in virtualSpeaker.advance(to: time) {
+            events.append(Self.logged(playback))
+            var output = AppOutput()
+            logic.handle(.reading(.playback(playback), channel: "speaker"), output: &output)
+            events += await carryOut(output)
+        }
+        return events
+    }
+
+    /// The log's event for what a speaker did.
+    static func logged(_ playback: PlaybackEvent) -> AppEvent {
+        var attributes: [String: AppEventValue]
+        switch playback.item {
+        case .clip(let name): attributes = ["clip": .string(name)]
+        case .speech(let text, let voice): attributes = ["text": .string(text), "voice": .string(voice)]
+        }
+        if let latency = playback.latency { attributes["latency"] = .rounded(latency.seconds, places: 3) }
+        if let gain = playback.gain { attributes["gain"] = .rounded(gain) }
+        return AppEvent(timestamp: playback.timestamp, name: "speaker.\(playback.phase.rawValue)", attributes: attributes)
     }
 
     /// Starts the app at `start`, feeds it every input, then fires the timers due up to `end`.
@@ -78,6 +123,9 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private mutating func carryOut(_ output: AppOutput) async -> [AppEvent] {
         var events = output.events
         let time = events.last?.timestamp ?? lastTime ?? .zero
+        guard !output.requests.isEmpty else { return events }
+        // A virtual-time speaker takes the requests at their time; what is due by then has been delivered.
+        if !speakerFailed { events += await deliverPlayback(upTo: time) }
         for request in output.requests {
             if speakerFailed {
                 events += Self.skipped(request, at: time)
@@ -97,6 +145,8 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 events += Self.skipped(request, at: time)
             }
         }
+        // What the requests did at once (a pause, a stop, a sound with no latency).
+        if !speakerFailed { events += await deliverPlayback(upTo: time) }
         return events
     }
 

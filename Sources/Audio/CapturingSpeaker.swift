@@ -4,18 +4,23 @@ public import HAL
 /// ``Capture`` (what, start and end on the clock, duration, loudness), and its playback events come
 /// out when the clock reaches them, as a real speaker's would.
 ///
-/// - Items queue: each starts when the one before ends, or now if nothing is playing.
+/// - Items queue: each starts when the one before ends, or after the ``HAL/SpeakerLatency`` delay if nothing is
+///   playing (at once by default). Each `started` event says when the item was requested.
 /// - `pause` holds the item playing and everything after it; `resume` shifts them by the pause.
 ///   Pausing when nothing is playing does nothing.
 /// - `stop` ends the current item now (`stopped`) and drops the items that had not started.
 /// - Events are delivered by a task sleeping on the injected clock, so with a `VirtualClock` they
 ///   come out as the test advances it. As a ``HAL/PlaybackEventSource`` the speaker can be recorded
 ///   into a trace's `speaker` channel; replaying that channel gives the same events.
-public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource where C.Instant == Timestamp, C.Duration == Duration {
+/// - As a ``HAL/VirtualTimeSpeaker`` a runner can drive it instead: once ``advance(to:)`` is called, the runner's
+///   times replace the clock and the events come back from that call, in order.
+public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, VirtualTimeSpeaker where C.Instant == Timestamp, C.Duration == Duration {
     /// One thing the speaker was asked to play.
     public struct Capture: Sendable, Hashable {
         /// The clip's name, or the spoken text and voice.
         public var item: PlaybackItem
+        /// When it was asked for, on the clock.
+        public var requested: Timestamp
         /// When sound started, on the clock.
         public var start: Timestamp
         /// When it ended (or was stopped).
@@ -24,12 +29,27 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource wher
         public var duration: Duration
         /// The audio's loudness as played (after volume and the guard).
         public var loudness: Loudness
+        /// The gain the loudness guard applied, dB, when it changed the item.
+        public var gain: Double?
     }
 
     /// The device.
     public let info: DeviceInfo
     /// The gain rule each item passes through, if any.
     public let loudnessGuard: LoudnessGuard?
+    /// The delay from a request to the first sample.
+    public let latency: SpeakerLatency
+    /// How speech gets its length.
+    public let speech: SpeechTiming
+
+    /// How a capturing speaker times speech.
+    public enum SpeechTiming: Sendable, Hashable {
+        /// Synthesised by espeak-ng: the real length and loudness, which can differ by some milliseconds from one
+        /// synthesis of the same words to the next in one process.
+        case synthesized
+        /// ``SpeechSynthesizer/estimatedDuration(of:)``: the same length in every run, silent (no loudness).
+        case estimated
+    }
     private let clock: C
     private let state = Locked(State())
 
@@ -46,13 +66,24 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource wher
         var listeners: [Int: AsyncThrowingStream<PlaybackEvent, any Error>.Continuation] = [:]
         var nextListener = 0
         var timer: Task<Void, Never>?
+        var requests = 0
+        /// The runner's time, once it drives the speaker (``advance(to:)``).
+        var driven: Timestamp?
+        /// Events emitted while driven, not yet handed back.
+        var outbox: [PlaybackEvent] = []
     }
 
-    /// A capturing speaker on `clock`.
-    public init(info: DeviceInfo, clock: C, loudnessGuard: LoudnessGuard? = nil) {
+    /// A capturing speaker on `clock`, whose sound starts `latency` after each request when nothing is playing.
+    /// `speech` says how speech gets its length: synthesised by default.
+    public init(
+        info: DeviceInfo, clock: C, loudnessGuard: LoudnessGuard? = nil, latency: SpeakerLatency = .none,
+        speech: SpeechTiming = .synthesized
+    ) {
         self.info = info
         self.clock = clock
         self.loudnessGuard = loudnessGuard
+        self.latency = latency
+        self.speech = speech
     }
 
     deinit { state.withLock { $0.timer?.cancel() } }
@@ -66,15 +97,23 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource wher
         case .file(let path): audio = try SoundFile.read(path)
         case .pcm(let pcm): audio = pcm
         }
-        accept(.clip(name: clip.name), audio)
+        accept(.clip(name: clip.name), audio, guard: clip.loudnessGuard ?? loudnessGuard)
     }
 
     public func speak(_ utterance: Utterance) async throws {
-        accept(.speech(text: utterance.text, voice: utterance.voice), try SpeechSynthesizer.synthesize(utterance))
+        let audio: PCMAudio
+        switch speech {
+        case .synthesized:
+            audio = try SpeechSynthesizer.synthesize(utterance)
+        case .estimated:
+            let length = try SpeechSynthesizer.estimatedDuration(of: utterance)
+            audio = PCMAudio(sampleRate: 1000, channelCount: 1, samples: Array(repeating: 0, count: Int(length.wholeNanoseconds / 1_000_000)))
+        }
+        accept(.speech(text: utterance.text, voice: utterance.voice), audio, guard: loudnessGuard)
     }
 
     public func pause() async throws {
-        let now = clock.now
+        let now = currentTime
         update { state in
             guard state.pausedAt == nil, let first = state.scheduled.first, first.startEmitted else { return }
             state.pausedAt = now
@@ -83,7 +122,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource wher
     }
 
     public func resume() async throws {
-        let now = clock.now
+        let now = currentTime
         update { state in
             guard let pausedAt = state.pausedAt else { return }
             state.pausedAt = nil
@@ -99,7 +138,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource wher
     }
 
     public func stop() async throws {
-        let now = clock.now
+        let now = currentTime
         update { state in
             state.pausedAt = nil
             if let first = state.scheduled.first, first.startEmitted {
@@ -135,38 +174,69 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource wher
         events(buffering: buffering)
     }
 
-    private func accept(_ item: PlaybackItem, _ audio: PCMAudio) {
+    public func advance(to time: Timestamp) -> [PlaybackEvent] {
+        state.withLock { state in
+            state.timer?.cancel()
+            state.timer = nil
+            let now = max(time, state.driven ?? time)
+            state.driven = now
+            deliver(upTo: now, in: &state)
+            defer { state.outbox.removeAll() }
+            return state.outbox
+        }
+    }
+
+    public var nextEventTime: Timestamp? {
+        state.withLock { state in
+            if !state.outbox.isEmpty { return state.driven }
+            return state.pausedAt == nil ? nextEventTime(in: state) : nil
+        }
+    }
+
+    /// The runner's time once it drives the speaker, else the clock's.
+    private var currentTime: Timestamp { state.withLock { $0.driven } ?? clock.now }
+
+    private func accept(_ item: PlaybackItem, _ audio: PCMAudio, guard loudnessGuard: LoudnessGuard?) {
         var played = audio
-        if let loudnessGuard { played = loudnessGuard.apply(to: audio).audio }
-        let now = clock.now
+        var gain: Double?
+        if let loudnessGuard {
+            let (guarded, report) = loudnessGuard.apply(to: audio)
+            played = guarded
+            gain = report.gain == 0 ? nil : report.gain
+        }
+        let now = currentTime
         update { state in
             if state.volume < 1 {
                 let gain = Float(state.volume)
                 played.samples = played.samples.map { $0 * gain }
             }
+            let delay = latency.delay(ofRequest: state.requests)
+            state.requests += 1
             let previousEnd = state.scheduled.last.map { state.captures[$0.capture].end } ?? now
-            let start = max(now, previousEnd)
+            let start = max(now.advanced(by: delay), previousEnd)
             state.captures.append(Capture(
-                item: item, start: start, end: start.advanced(by: played.duration), duration: played.duration,
-                loudness: Loudness(measuring: played)))
+                item: item, requested: now, start: start, end: start.advanced(by: played.duration), duration: played.duration,
+                loudness: Loudness(measuring: played), gain: gain))
             state.scheduled.append(Scheduled(capture: state.captures.count - 1))
         }
     }
 
     private func emit(_ event: PlaybackEvent, in state: inout State) {
         for listener in state.listeners.values { listener.yield(event) }
+        if state.driven != nil { state.outbox.append(event) }
     }
 
     /// Applies a change, emits what is due by now, and re-arms the timer for the next event.
     private func update(_ change: (inout State) -> Void) {
-        let now = clock.now
+        let clockNow = clock.now
         state.withLock { state in
+            let now = state.driven ?? clockNow
             deliver(upTo: now, in: &state)
             change(&state)
             deliver(upTo: now, in: &state)
             state.timer?.cancel()
             state.timer = nil
-            guard state.pausedAt == nil, let next = nextEventTime(in: state) else { return }
+            guard state.driven == nil, state.pausedAt == nil, let next = nextEventTime(in: state) else { return }
             state.timer = Task { [weak self, clock] in
                 do { try await clock.sleep(until: next, tolerance: nil) } catch { return }
                 self?.update { _ in }
@@ -185,7 +255,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource wher
             let capture = state.captures[first.capture]
             if !first.startEmitted {
                 guard capture.start <= now else { return }
-                emit(PlaybackEvent(timestamp: capture.start, phase: .started, item: capture.item), in: &state)
+                emit(PlaybackEvent(timestamp: capture.start, phase: .started, item: capture.item, requested: capture.requested, gain: capture.gain), in: &state)
                 state.scheduled[0].startEmitted = true
             }
             guard state.pausedAt == nil, capture.end <= now else { return }

@@ -32,26 +32,7 @@ public struct Loudness: Sendable, Hashable {
     }
 }
 
-/// Keeps clips and speech within a loudness target and ceiling, and says what it changed.
-///
-/// - Normalising (`target` set): the gain brings integrated loudness to the target.
-/// - Limiting: loudness above `ceiling` is brought down to it; quieter audio is left alone unless normalising.
-/// - The gain never lets the true peak exceed `truePeakCeiling` (so nothing clips).
-public struct LoudnessGuard: Sendable, Hashable {
-    /// The integrated loudness to normalise to, LUFS, or `nil` to leave quieter audio alone.
-    public var target: Double?
-    /// The loudest integrated loudness allowed, LUFS.
-    public var ceiling: Double
-    /// The highest true peak allowed, dBTP.
-    public var truePeakCeiling: Double
-
-    /// Creates a guard.
-    public init(target: Double? = nil, ceiling: Double, truePeakCeiling: Double = -1) {
-        self.target = target
-        self.ceiling = ceiling
-        self.truePeakCeiling = truePeakCeiling
-    }
-
+extension LoudnessGuard {
     /// What the guard did to one clip.
     public struct Report: Sendable, Hashable, CustomStringConvertible {
         /// Before.

@@ -8,8 +8,11 @@ public import HAL
 ///   unknown voice is the caller's error; the sound then starts when the queue reaches it.
 /// - `pause` and `resume` hold and continue the current item; `stop` ends it and drops the queue;
 ///   `setVolume` applies from the next block of samples (about 20 ms).
-/// - An optional ``LoudnessGuard`` sets each item's gain before it plays.
-/// - Events (started, paused, resumed, finished, stopped) carry times read from the injected clock.
+/// - An optional ``HAL/LoudnessGuard`` sets each item's gain before it plays (a clip's own guard, if it has one, in
+///   its place).
+/// - Events (started, paused, resumed, finished, stopped) carry times read from the injected clock. `started` is
+///   when the item's first block was handed to the output, and says when the item was requested: on ALSA the
+///   difference is the latency the board really has (the queue ahead, reading or synthesis, opening the device).
 /// - A failing output (a device that went away) ends every events stream with its ``HAL/DeviceError``,
 ///   and later requests throw it.
 public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp {
@@ -26,6 +29,9 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
     private struct Pending: Sendable {
         var item: PlaybackItem
         var audio: PCMAudio
+        var requested: Timestamp
+        var loudnessGuard: LoudnessGuard?
+        var gain: Double?
     }
 
     private struct State: ~Copyable {
@@ -58,17 +64,19 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
     public var guardReports: [LoudnessGuard.Report] { state.withLock { $0.reports } }
 
     public func play(_ clip: AudioClip) async throws {
+        let requested = clock.now
         let audio: PCMAudio
         switch clip.source {
         case .file(let path): audio = try SoundFile.read(path)
         case .pcm(let pcm): audio = pcm
         }
-        try enqueue(Pending(item: .clip(name: clip.name), audio: audio))
+        try enqueue(Pending(item: .clip(name: clip.name), audio: audio, requested: requested, loudnessGuard: clip.loudnessGuard ?? loudnessGuard))
     }
 
     public func speak(_ utterance: Utterance) async throws {
+        let requested = clock.now
         let audio = try SpeechSynthesizer.synthesize(utterance)
-        try enqueue(Pending(item: .speech(text: utterance.text, voice: utterance.voice), audio: audio))
+        try enqueue(Pending(item: .speech(text: utterance.text, voice: utterance.voice), audio: audio, requested: requested, loudnessGuard: loudnessGuard))
     }
 
     public func pause() async throws { state.withLock { $0.paused = true } }
@@ -116,9 +124,10 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
 
     private func enqueue(_ pending: Pending) throws(DeviceError) {
         var prepared = pending
-        if let loudnessGuard {
+        if let loudnessGuard = pending.loudnessGuard {
             let (audio, report) = loudnessGuard.apply(to: pending.audio)
             prepared.audio = audio
+            prepared.gain = report.gain == 0 ? nil : report.gain
             state.withLock { $0.reports.append(report) }
         }
         let startThread = try state.withLock { state throws(DeviceError) -> Bool in
@@ -135,8 +144,8 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
         }
     }
 
-    private func emit(_ phase: PlaybackPhase, _ item: PlaybackItem) {
-        let event = PlaybackEvent(timestamp: clock.now, phase: phase, item: item)
+    private func emit(_ phase: PlaybackPhase, _ item: PlaybackItem, requested: Timestamp? = nil, gain: Double? = nil) {
+        let event = PlaybackEvent(timestamp: clock.now, phase: phase, item: item, requested: requested, gain: gain)
         state.withLock { state in
             for listener in state.listeners.values { listener.yield(event) }
         }
@@ -173,7 +182,7 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
         let output = output.output
         let audio = pending.audio
         try output.start(sampleRate: audio.sampleRate, channelCount: audio.channelCount)
-        emit(.started, pending.item)
+        emit(.started, pending.item, requested: pending.requested, gain: pending.gain)
         let block = Self.blockFrames * audio.channelCount
         var offset = 0
         var pausedNow = false

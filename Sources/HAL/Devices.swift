@@ -114,3 +114,17 @@ public protocol Speaker: Device {
     /// What the speaker played, as it happens.
     func events(buffering: ReadingBuffering) -> AsyncThrowingStream<PlaybackEvent, any Error>
 }
+
+/// A speaker that plays in virtual time: its playback events follow from the requests and a latency model, not from a
+/// device, so a runner replaying a trace can tell it the time and collect its events in order.
+///
+/// ``AppCore``'s runner does this for every virtual-time speaker: requests are made at the time of the input that
+/// caused them, and each event is handed back to the app at its own time, so a replay's log shows when each sound
+/// started, at any replay rate.
+public protocol VirtualTimeSpeaker: Speaker {
+    /// Moves the speaker's time to `time` (never back): requests that follow are made then. Returns the playback
+    /// events due at or before `time`, in order; from then on the speaker is driven only this way.
+    func advance(to time: Timestamp) -> [PlaybackEvent]
+    /// When the next playback event is due, if one is.
+    var nextEventTime: Timestamp? { get }
+}

@@ -36,11 +36,15 @@ public struct AudioClip: Sendable, Hashable {
     public var name: String
     /// The audio.
     public var source: Source
+    /// The loudness the app allows for this clip, which the speaker applies in place of its own guard; `nil` leaves
+    /// it to the speaker.
+    public var loudnessGuard: LoudnessGuard?
 
     /// Creates a clip.
-    public init(name: String, source: Source) {
+    public init(name: String, source: Source, loudnessGuard: LoudnessGuard? = nil) {
         self.name = name
         self.source = source
+        self.loudnessGuard = loudnessGuard
     }
 }
 
@@ -91,11 +95,52 @@ public struct PlaybackEvent: Sendable, Hashable {
     public var phase: PlaybackPhase
     /// What was playing.
     public var item: PlaybackItem
+    /// On a `started` event, when the app asked for the item (on the same clock), where the speaker knows it: the
+    /// time from the request to the first sample is the speaker's latency. `nil` on other phases.
+    public var requested: Timestamp?
+    /// On a `started` event, the gain in dB a ``LoudnessGuard`` applied to the item (negative when it was too loud);
+    /// `nil` when no guard changed it.
+    public var gain: Double?
 
     /// Creates an event.
-    public init(timestamp: Timestamp, phase: PlaybackPhase, item: PlaybackItem) {
+    public init(timestamp: Timestamp, phase: PlaybackPhase, item: PlaybackItem, requested: Timestamp? = nil, gain: Double? = nil) {
         self.timestamp = timestamp
         self.phase = phase
         self.item = item
+        self.requested = requested
+        self.gain = gain
+    }
+
+    /// From the request to the first sample, on a `started` event that knows its request.
+    public var latency: Duration? { requested.map { $0.duration(to: timestamp) } }
+}
+
+/// How long a simulated speaker takes from a request to its first sample: a fixed delay, plus seeded Gaussian
+/// jitter, never below zero. The same seed gives the same delays, so QA can replay "a slow board" exactly.
+public struct SpeakerLatency: Sendable, Hashable {
+    /// The delay every request has.
+    public var base: Duration
+    /// The jitter's standard deviation.
+    public var jitter: Duration
+    /// The jitter's seed.
+    public var seed: UInt64
+
+    /// A latency of `base`, with Gaussian jitter of σ = `jitter` drawn from `seed`.
+    public init(base: Duration, jitter: Duration = .zero, seed: UInt64 = 0) {
+        self.base = base
+        self.jitter = jitter
+        self.seed = seed
+    }
+
+    /// No delay: sound starts when it is asked for.
+    public static let none = SpeakerLatency(base: .zero)
+
+    /// The delay of the `index`th request (from 0): each request's jitter is its own seeded draw, so a request's
+    /// delay does not depend on how many came before it in another run.
+    public func delay(ofRequest index: Int) -> Duration {
+        guard jitter > .zero else { return base }
+        var random = SeededRandom(seed: seed &+ UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15)
+        let nanoseconds = Double(base.wholeNanoseconds) + Double(jitter.wholeNanoseconds) * random.gaussian()
+        return .nanoseconds(Int64(max(0, nanoseconds).rounded()))
     }
 }

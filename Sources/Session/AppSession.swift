@@ -1,4 +1,5 @@
 public import AppCore
+import Audio
 import Foundation
 public import HAL
 public import Replay
@@ -31,7 +32,11 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     public var end: Double?
     /// Faults injected into the inputs, and perhaps the speaker.
     public var faults: FaultPlan?
-    /// Where the app's speaker requests go; none by default.
+    /// Where the app's speaker requests go. In a replay, `nil` means a simulated speaker on the replay's time (a
+    /// ``Audio/CapturingSpeaker`` the runner drives, see ``AppCore/AppRunner``), as slow as the fault plan's
+    /// ``Replay/FaultPlan/speakerLatency`` says: clips are read for their lengths, speech takes its estimated length
+    /// (``Audio/SpeechSynthesizer/estimatedDuration(of:)``, the same in every run), and the log shows when each
+    /// started and ended. A live run with `nil` has no speaker.
     public var speaker: (any Speaker)?
     /// How fast the inputs are delivered. The events do not depend on it.
     public var pacing: ReplayPacing
@@ -79,7 +84,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
             let input = AppInput.speakerFailed(time(gone), reason: "the speaker disconnected (fault plan)")
             scripted.insert(input, at: scripted.firstIndex { $0.timestamp > input.timestamp } ?? scripted.endIndex)
         }
-        var runner = AppRunner(logic: logic, speaker: speaker)
+        var runner = AppRunner(logic: logic, speaker: speaker ?? Self.simulatedSpeaker(latency: faults?.speakerLatency ?? .none))
         var events: [AppEvent] = []
         func emit(_ batch: [AppEvent]) {
             onEvents(batch, start)
@@ -111,6 +116,13 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         return SessionResult(
             app: appName, start: start, events: events, expectations: expectations.map { $0.check(checked, start: start) },
             recording: records ? try Self.recording(of: inputs, events: events, app: appName) : nil)
+    }
+
+    /// The speaker a replay uses when none is given: a capture speaker, driven in virtual time by the runner.
+    public static func simulatedSpeaker(latency: SpeakerLatency) -> any Speaker {
+        CapturingSpeaker(
+            info: DeviceInfo(uri: "capture:simulated", name: "simulated speaker", kind: .speaker, backend: "capture"),
+            clock: VirtualClock(), latency: latency, speech: .estimated)
     }
 
     /// The inputs and the events as one trace, the events in an `app` channel. Frames recorded from files are

@@ -229,6 +229,70 @@ struct CapturingSpeakerTests {
         #expect(again == delivered)
     }
 
+    @Test func aSlowSpeakerStartsEachItemItsSeededLatencyLateAndSaysWhenItWasAsked() async throws {
+        let latency = SpeakerLatency(base: .milliseconds(300), jitter: .milliseconds(100), seed: 9)
+        let delays = (0..<50).map { latency.delay(ofRequest: $0) }
+        // Seeded: the same seed gives the same delays, another seed others; never negative, spread around the base.
+        #expect(delays == (0..<50).map { SpeakerLatency(base: .milliseconds(300), jitter: .milliseconds(100), seed: 9).delay(ofRequest: $0) })
+        #expect(delays != (0..<50).map { SpeakerLatency(base: .milliseconds(300), jitter: .milliseconds(100), seed: 10).delay(ofRequest: $0) })
+        #expect(delays.allSatisfy { $0 >= .zero } && Set(delays).count > 40)
+        let mean = delays.map(\.seconds).reduce(0, +) / 50
+        #expect(abs(mean - 0.3) < 0.05, "\(mean)")
+        #expect(SpeakerLatency(base: .milliseconds(250)).delay(ofRequest: 7) == .milliseconds(250))
+
+        let beep = tone(frequency: 440, amplitude: 0.5, seconds: 0.5, sampleRate: 22050)
+        func run() async throws -> [PlaybackEvent] {
+            // Driven by a runner's times: the clock is never read.
+            let speaker = CapturingSpeaker(
+                info: DeviceInfo(uri: "capture:slow", name: "slow", kind: .speaker, backend: "capture"), clock: VirtualClock(),
+                latency: latency, speech: .estimated)
+            var events = speaker.advance(to: Self.seconds(1))
+            try await speaker.play(AudioClip(name: "beep", source: .pcm(beep)))
+            #expect(speaker.nextEventTime == Self.seconds(1).advanced(by: delays[0]))
+            events += speaker.advance(to: Self.seconds(1.1))
+            try await speaker.speak(Utterance(text: "go"))  // queued behind the beep: it waits for it, not for the latency
+            events += speaker.advance(to: Self.seconds(5))
+            try await speaker.play(AudioClip(name: "late", source: .pcm(beep)))
+            events += speaker.advance(to: Self.seconds(10))
+            #expect(speaker.nextEventTime == nil)
+            return events
+        }
+        let events = try await run()
+        #expect(try await run() == events)
+        let goLength = try SpeechSynthesizer.estimatedDuration(of: Utterance(text: "go"))
+        let beepStart = Self.seconds(1).advanced(by: delays[0])
+        let lateStart = Self.seconds(5).advanced(by: delays[2])
+        #expect(events == [
+            PlaybackEvent(timestamp: beepStart, phase: .started, item: .clip(name: "beep"), requested: Self.seconds(1)),
+            PlaybackEvent(timestamp: beepStart.advanced(by: .milliseconds(500)), phase: .finished, item: .clip(name: "beep")),
+            PlaybackEvent(
+                timestamp: beepStart.advanced(by: .milliseconds(500)), phase: .started, item: .speech(text: "go", voice: "en"),
+                requested: Self.seconds(1.1)),
+            PlaybackEvent(timestamp: beepStart.advanced(by: .milliseconds(500) + goLength), phase: .finished, item: .speech(text: "go", voice: "en")),
+            PlaybackEvent(timestamp: lateStart, phase: .started, item: .clip(name: "late"), requested: Self.seconds(5)),
+            PlaybackEvent(timestamp: lateStart.advanced(by: .milliseconds(500)), phase: .finished, item: .clip(name: "late")),
+        ])
+        #expect(events[4].latency == delays[2])
+        // The estimate: the same every time, longer for longer text and slower speech; unknown voices refused.
+        #expect(goLength == .milliseconds(210))
+        #expect(try SpeechSynthesizer.estimatedDuration(of: Utterance(text: "go", wordsPerMinute: 87)) > goLength)
+        #expect(throws: SpeechSynthesizer.Failure.self) { try SpeechSynthesizer.estimatedDuration(of: Utterance(text: "go", voice: "no-such-voice")) }
+    }
+
+    @Test func aClipsOwnLoudnessGuardReplacesTheSpeakersAndTheStartSaysTheGain() async throws {
+        let speaker = CapturingSpeaker(
+            info: DeviceInfo(uri: "capture:test", name: "test", kind: .speaker, backend: "capture"), clock: VirtualClock(),
+            loudnessGuard: LoudnessGuard(ceiling: -10))
+        let loud = tone(frequency: 997, amplitude: 0.9, seconds: 1, sampleRate: 48000)
+        _ = speaker.advance(to: .zero)
+        try await speaker.play(AudioClip(name: "speaker's", source: .pcm(loud)))
+        try await speaker.play(AudioClip(name: "clip's", source: .pcm(loud), loudnessGuard: LoudnessGuard(target: -30, ceiling: -20)))
+        let started = speaker.advance(to: Self.seconds(5)).filter { $0.phase == .started }
+        let measured = Loudness(measuring: loud).integrated
+        #expect(started.map { $0.gain.map { ($0 * 10).rounded() / 10 } } == [((-10 - measured) * 10).rounded() / 10, ((-30 - measured) * 10).rounded() / 10])
+        #expect(abs(speaker.captures[1].loudness.integrated - -30) < 0.2)
+    }
+
     @Test func pauseHoldsTheQueueAndStopDropsWhatHadNotStarted() async throws {
         let clock = VirtualClock(start: .zero)
         let speaker = CapturingSpeaker(info: DeviceInfo(uri: "capture:test", name: "test", kind: .speaker, backend: "capture"), clock: clock)

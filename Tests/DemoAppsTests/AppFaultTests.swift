@@ -245,7 +245,7 @@ func channel(_ kind: DeviceKind, in trace: Trace) throws -> String {
         #expect(viewer.contains("    5.000 sound.interrupted hotspot=welcome"))
         // With the clip gone, the next tap on it plays it again, and the runner says it was not heard.
         let replayed = try #require(viewer.firstIndex { $0.contains("sound.played") && $0.contains("welcome") && ($0.split(separator: " ").first.flatMap { Double($0) } ?? 0) > 5 })
-        #expect(viewer[replayed + 1].contains("speaker.skipped clip=clips/welcome.wav"), "\(viewer[replayed...].prefix(3))")
+        #expect(viewer[replayed + 1].contains("speaker.skipped clip=clips/hall-welcome.wav"), "\(viewer[replayed...].prefix(3))")
         #expect(!viewer.contains { $0.contains("sound.paused") })
         // The trainer's narration goes on in its log, each one marked as not heard.
         let trainer = try await run("trainer", "traces/trainer/facial-fun.run.json", plan: #"{"seed": 1, "faults": [{"kind": "disconnect", "channel": "speaker", "from": 10}]}"#)
@@ -258,7 +258,7 @@ func channel(_ kind: DeviceKind, in trace: Trace) throws -> String {
         let folder = try makeScratchFolder()
         for (plan, message) in [
             (#"{"seed": 1, "faults": [{"kind": "spike", "channel": "gyro"}]}"#, "plan.json: line 1, column 24: faults[0]: spike needs a probability"),
-            (#"{"seed": 1, "faults": [{"kind": "drop", "channel": "speaker", "probability": 0.5}]}"#, "plan.json: line 1, column 24: faults[0]: the speaker takes only disconnect, not drop"),
+            (#"{"seed": 1, "faults": [{"kind": "drop", "channel": "speaker", "probability": 0.5}]}"#, "plan.json: line 1, column 24: faults[0]: the speaker takes disconnect, latency and jitter, not drop"),
         ] {
             try plan.write(toFile: folder + "/plan.json", atomically: true, encoding: .utf8)
             let run = try await runProcess(halExecutable, ["run", "viewer", "--faults", folder + "/plan.json"], timeout: 60)

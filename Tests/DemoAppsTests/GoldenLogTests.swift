@@ -56,16 +56,46 @@ import TestSupport
         #expect(run.output.contains("check: 1 of 14 expectations failed"))
     }
 
+    /// A fault plan with a slow speaker: each shipped scenario's response-time checks fail, naming the limit and the
+    /// worst case; with jitter, the same seed gives the same log.
+    @Test func aSlowSpeakerFailsTheResponseTimeChecksWithAReadableReport() async throws {
+        let folder = try makeScratchFolder()
+        try #"{"seed": 3, "faults": [{"kind": "latency", "channel": "speaker", "magnitude": 0.8}]}"#
+            .write(toFile: folder + "/slow.json", atomically: true, encoding: .utf8)
+        let failures: [(app: String, base: String, line: String)] = [
+            ("viewer", "traces/viewer/school",
+             "check: FAIL every sound.played followed by speaker.started within 0.5 s: 2 of 2 too late; worst 800 ms after the one at 4.6 s, of 2"),
+        ]
+        for failure in failures {
+            let run = try await runProcess(
+                halExecutable, ["run", failure.app, packageRoot + "/" + failure.base + ".run.json", "--check", "--faults", folder + "/slow.json"],
+                timeout: 60)
+            #expect(run.status == 1, "\(run.output)")
+            #expect(run.output.contains(failure.line), "\(run.output)")
+        }
+        try #"{"seed": 3, "faults": [{"kind": "latency", "channel": "speaker", "magnitude": 0.3}, {"kind": "jitter", "channel": "speaker", "magnitude": 0.2}]}"#
+            .write(toFile: folder + "/jitter.json", atomically: true, encoding: .utf8)
+        let args = ["run", "viewer", packageRoot + "/traces/viewer/school.run.json", "--faults", folder + "/jitter.json"]
+        let once = try await runProcess(halExecutable, args, timeout: 60)
+        let twice = try await runProcess(halExecutable, args + ["--rate", "50"], timeout: 60)
+        #expect(once.output == twice.output)
+        let latencies = once.output.split(separator: "\n").filter { $0.contains("speaker.started") }
+            .compactMap { $0.split(separator: " ").first { $0.hasPrefix("latency=") }.flatMap { Double($0.dropFirst(8)) } }
+        #expect(latencies.count == 2 && Set(latencies).count == 2 && latencies.allSatisfy { $0 >= 0 }, "\(latencies)")
+    }
+
     @Test func recordWritesTheInputsAndTheAppChannelToATrace() async throws {
         let folder = try makeScratchFolder()
         let run = try await runProcess(
             halExecutable, ["run", "talkboard", packageRoot + "/traces/talkboard/session.run.json", "--record", folder + "/run.jsonl"], timeout: 60)
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("wrote 68 records (24 app events)"))
+        #expect(run.output.contains("wrote 78 records (34 app events)"))
         let info = try await runProcess(halExecutable, ["info", folder + "/run.jsonl"], timeout: 30)
         #expect(info.output.contains("app"), "\(info.output)")
         let lines = try String(contentsOfFile: folder + "/run.jsonl", encoding: .utf8).split(separator: "\n")
         #expect(lines.contains { $0.contains(#""ch":"app","event":"bar.spoken","data":{"text":"I want juice","voice":"en"}"#) })
+        // What the speaker did is in the app channel too (10 of the 34 events), with its latency.
+        #expect(lines.contains { $0.contains(#""ch":"app","event":"speaker.started","data":{"latency":0.0,"text":"I want juice","voice":"en"}"#) })
     }
 
     @Test func aRecordedRunKeepsItsFramesInItsOwnFolder() async throws {

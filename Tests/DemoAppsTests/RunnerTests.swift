@@ -1,4 +1,5 @@
 import AppCore
+import Audio
 import DemoApps
 import HAL
 import Interchange
@@ -40,6 +41,52 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         #expect(log.last?.name == "stats")
         // What was asked of the gone speaker is logged as not heard: the next two questions' narration.
         #expect(log.named("speaker.skipped").map { $0.attributes["text"] } == [.string("Two?"), .string("Three?")])
+    }
+
+    /// An app that asks for a beep on every command, sets a timer 0.2 s later, and logs what it hears back.
+    struct Listener: AppLogic {
+        static let name = "listener"
+        var timer: Timestamp?
+        mutating func start(at time: Timestamp, output: inout AppOutput) {}
+        mutating func handle(_ input: AppInput, output: inout AppOutput) {
+            switch input {
+            case .command(let command):
+                output.emit("asked", at: command.timestamp)
+                let beep = PCMAudio(sampleRate: 1000, channelCount: 1, samples: Array(repeating: 0.1, count: 500))
+                output.request(.play(AudioClip(name: "beep", source: .pcm(beep))))
+                timer = command.timestamp.advanced(by: .milliseconds(200))
+            case .reading(.playback(let event), let channel):
+                output.emit("heard.\(event.phase.rawValue)", at: event.timestamp, ["channel": .string(channel ?? "")])
+            default:
+                break
+            }
+        }
+        var nextDeadline: Timestamp? { timer }
+        mutating func advance(to time: Timestamp, output: inout AppOutput) {
+            output.emit("timer", at: time)
+            timer = nil
+        }
+    }
+
+    @Test func aVirtualTimeSpeakerIsDrivenInTheInputsTimeAndHeardBackInOrderWithTimers() async throws {
+        for latency in [0.3, 0.1] {
+            let speaker = CapturingSpeaker(
+                info: DeviceInfo(uri: "capture:slow", name: "slow", kind: .speaker, backend: "capture"), clock: VirtualClock(),
+                latency: SpeakerLatency(base: .milliseconds(Int64(latency * 1000))))
+            var runner = AppRunner(logic: Listener(), speaker: speaker)
+            var log = await runner.start(at: at(0))
+            log += await runner.feed(.command(AppCommand(timestamp: at(1), action: "beep")))
+            log += await runner.feed(.tick(at(5)))
+            let lines = log.map { EventLog.line($0, start: at(0)) }
+            let expected = latency > 0.2 ? [
+                "    1.000 asked", "    1.200 timer", "    1.300 speaker.started clip=beep latency=0.3", "    1.300 heard.started channel=speaker",
+                "    1.800 speaker.finished clip=beep", "    1.800 heard.finished channel=speaker",
+            ] : [
+                "    1.000 asked", "    1.100 speaker.started clip=beep latency=0.1", "    1.100 heard.started channel=speaker",
+                "    1.200 timer", "    1.600 speaker.finished clip=beep", "    1.600 heard.finished channel=speaker",
+            ]
+            #expect(lines == expected)
+        }
     }
 
     @Test func timersFireAtTheirOwnDeadlinesWhateverTheInputSpacing() async throws {

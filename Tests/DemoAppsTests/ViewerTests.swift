@@ -49,15 +49,18 @@ import Glibc
     static func screenX(yaw: Double) -> Double { 0.5 + 0.5 * tan(yaw * .pi / 180) / tan(37.5 * .pi / 180) }
 
     @Test func aSoundPausedAndThePanoramaLeftIsStoppedOnTheSpeaker() async throws {
-        let clip = packageRoot + "/traces/viewer/clips/welcome.wav"
+        let clip = packageRoot + "/traces/viewer/clips/hall-welcome.wav"  // 5.7 s: still playing at the taps
         let speaker = CapturingSpeaker(
             info: DeviceInfo(uri: "capture:test", name: "test", kind: .speaker, backend: "capture"), clock: VirtualClock())
         let inputs = tap(1, 0.5, 0.5) + tap(2, 0.5, 0.5) + tap(3, Self.screenX(yaw: -25), 0.5) + tap(4, Self.screenX(yaw: 25), 0.5)
         let log = await events(try ExperienceViewer(config: ViewerConfig(experience: Self.oneView(clip: clip))), inputs, speaker: speaker)
+        // The runner drives the speaker in the taps' time: it started, paused and stopped the clip.
         #expect(names(log) == [
-            "experience.started", "panorama.entered", "view.facing", "sound.played", "sound.paused", "sound.stopped", "video.opened",
-            "panorama.left", "panorama.entered", "view.facing", "experience.completed",
+            "experience.started", "panorama.entered", "view.facing", "sound.played", "speaker.started", "sound.paused",
+            "speaker.paused", "sound.stopped", "video.opened", "speaker.stopped", "panorama.left", "panorama.entered",
+            "view.facing", "experience.completed",
         ])
+        #expect(log.filter { $0.name.hasPrefix("speaker.") }.map(\.timestamp) == [at(1.08), at(2.08), at(3.08)])
         // The speaker played the clip, paused it and was stopped once: one capture, ended by the stop.
         #expect(speaker.captures.map(\.item) == [.clip(name: clip)])
         let capture = try #require(speaker.captures.first)

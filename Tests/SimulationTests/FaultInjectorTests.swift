@@ -120,4 +120,16 @@ import TestSupport
         #expect(Fault(.spike, probability: 2, magnitude: 1).problem() == "probability: 2.0 is not within 0 to 1")
         #expect(Fault(.drop).problem() == "drop needs a probability or a window (from, to)")
     }
+
+    @Test func latencyAndJitterOnTheSpeakerMakeASlowSpeakerForTheWholeRun() throws {
+        let plan = FaultPlan(seed: 5, faults: [
+            Fault(.latency, channel: "speaker", magnitude: 0.3), Fault(.latency, channel: "speaker", magnitude: 0.2),
+            Fault(.jitter, channel: "speaker", magnitude: 0.05), Fault(.latency, channel: "gps", magnitude: 4),
+        ])
+        try plan.validate()
+        #expect(plan.speakerLatency == SpeakerLatency(base: .milliseconds(500), jitter: .milliseconds(50), seed: 5))
+        #expect(FaultPlan(seed: 5, faults: [Fault(.latency, channel: "gps", magnitude: 4)]).speakerLatency == nil)
+        #expect(Fault(.latency, channel: "speaker", from: 3, magnitude: 0.3).problem() == "a speaker latency lasts the whole run: no from or to")
+        #expect(Fault(.drop, channel: "speaker", probability: 0.5).problem() == "the speaker takes disconnect, latency and jitter, not drop")
+    }
 }

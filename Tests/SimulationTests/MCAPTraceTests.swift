@@ -68,7 +68,7 @@ import Testing
         try writer.write(.expression(.noFace(at: t(1))), channel: "face")
         try writer.write(.expression(ExpressionReading(timestamp: t(2), face: FaceBox(x: 270, y: 150, width: 110, height: 112), scores: ExpressionScores(peak: .happy, score: 0.8125))), channel: "face")
         try writer.write(.expression(ExpressionReading(timestamp: t(3), face: FaceBox(x: 10, y: 20, width: 30, height: 40), scores: ExpressionScores(peak: .sad, score: 0.5), faceID: 7, rank: 1, faceCount: 3)), channel: "face")
-        try writer.write(.playback(PlaybackEvent(timestamp: t(1), phase: .started, item: .clip(name: "door-creak.wav"))), channel: "speaker")
+        try writer.write(.playback(PlaybackEvent(timestamp: t(1), phase: .started, item: .clip(name: "door-creak.wav"), requested: t(0), gain: -7.25)), channel: "speaker")
         try writer.write(.playback(PlaybackEvent(timestamp: t(2), phase: .finished, item: .speech(text: "Well done, \"Kai\"!\n", voice: "en-gb"))), channel: "speaker")
         try writer.write(.appEvent(AppEvent(timestamp: t(1), name: "session.started")), channel: "app")
         try writer.write(.appEvent(AppEvent(timestamp: t(2), name: "answer", attributes: [

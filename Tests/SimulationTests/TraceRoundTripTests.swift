@@ -39,7 +39,7 @@ import Testing
                 timestamp: ts(7_200), face: FaceBox(x: 17, y: 6, width: 60, height: 60),
                 scores: ExpressionScores([0.1, 0, 0.1, 0.5, 0.1, 0.1, 0.1])!, faceID: 1, rank: 1, faceCount: 2))),
             on(.expression, .expression(.noFace(at: ts(7_500)))),
-            on(.speaker, .playback(PlaybackEvent(timestamp: ts(8_000), phase: .started, item: .speech(text: "I see \"ice cream\"\n", voice: "en")))),
+            on(.speaker, .playback(PlaybackEvent(timestamp: ts(8_000), phase: .started, item: .speech(text: "I see \"ice cream\"\n", voice: "en"), requested: ts(7_900), gain: -3.5))),
             on(.speaker, .playback(PlaybackEvent(timestamp: ts(8_500), phase: .paused, item: .clip(name: "door-créak.wav")))),
             on(.app, .appEvent(AppEvent(timestamp: ts(9_000), name: "hotspot.opened", attributes: [
                 "hotspot": .string("speaker-1"), "count": .int(-3), "yaw": .double(12.0), "done": .bool(true),

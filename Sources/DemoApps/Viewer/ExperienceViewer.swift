@@ -49,6 +49,11 @@ public struct ExperienceViewer: AppLogic {
     public static let name = "viewer"
     /// How long motion mode waits for a motion reading before it shows `motion.lost`.
     public static let motionTimeout: Duration = .milliseconds(500)
+    /// The loudness every clip plays at (Prep REQ2: about 40 dB on average, never above 50). The speaker measures
+    /// each clip by EBU R 128 and brings it to −30 LUFS, never above −20 LUFS or a −1 dBTP peak; on a board whose
+    /// volume is set so that −30 LUFS plays at 40 dB SPL, that is the spec's 40 dB with the 10 dB of headroom it
+    /// allows. `speaker.started` says the gain (`docs/audio.md`).
+    public static let loudness = LoudnessGuard(target: -30, ceiling: -20)
     /// The warning dialog's buttons: "finish first" on the left half, "go on" on the right.
     public static let warningDialog = ScreenRegion(x: 0, y: 0.55, width: 1, height: 0.2)
 
@@ -214,7 +219,7 @@ public struct ExperienceViewer: AppLogic {
         sound = (hotspot.id, false)
         output.emit("sound.played", at: time, ["hotspot": .string(hotspot.id), "clip": .string(clip)])
         let path = clip.hasPrefix("/") ? clip : clipFolder.map { "\($0)/\(clip)" } ?? clip
-        output.request(.play(AudioClip(name: clip, source: .file(path: path))))
+        output.request(.play(AudioClip(name: clip, source: .file(path: path), loudnessGuard: Self.loudness)))
         played.insert(key(hotspot))
         checkCompletion(at: time, output: &output)
     }

@@ -1,3 +1,4 @@
+public import HAL
 import TraceFormat
 /// One seeded fault to inject into a replay, described in a scenario or a trace URI's fault file.
 ///
@@ -83,8 +84,14 @@ public struct Fault: Sendable, Hashable, Codable {
     /// What is wrong with the fault's fields, naming them; `nil` when it is usable.
     public func problem() -> String? {
         if channel == Self.speakerChannel {
-            guard kind == .disconnect else { return "the speaker takes only disconnect, not \(kind.rawValue)" }
-            guard from != nil, to == nil else { return "a speaker disconnect needs from, and no to: the speaker does not come back" }
+            switch kind {
+            case .disconnect:
+                guard from != nil, to == nil else { return "a speaker disconnect needs from, and no to: the speaker does not come back" }
+            case .latency, .jitter:
+                guard from == nil, to == nil else { return "a speaker \(kind.rawValue) lasts the whole run: no from or to" }
+            default:
+                return "the speaker takes disconnect, latency and jitter, not \(kind.rawValue)"
+            }
         }
         let needsProbability: Set<Kind> = [.drop, .spike, .reorder, .duplicate, .corruptFrame]
         let needsMagnitude: Set<Kind> = [.spike, .bias, .jitter, .latency, .jump]
@@ -126,6 +133,19 @@ public struct FaultPlan: Sendable, Hashable, Codable {
     /// ``Fault/speakerChannel``, or `nil`.
     public var speakerDisconnect: Double? {
         faults.filter { $0.kind == .disconnect && $0.channel == Fault.speakerChannel }.compactMap(\.from).min()
+    }
+
+    /// How slow the app's speaker is: the `latency` faults on ``Fault/speakerChannel`` add up to the delay from a
+    /// request to the first sample, and a `jitter` there adds seeded Gaussian jitter of σ = its magnitude (the
+    /// plan's seed); `nil` when the plan has neither.
+    public var speakerLatency: SpeakerLatency? {
+        let faults = faults.filter { $0.channel == Fault.speakerChannel }
+        let delays = faults.filter { $0.kind == .latency }.compactMap(\.magnitude)
+        let jitters = faults.filter { $0.kind == .jitter }.compactMap(\.magnitude)
+        guard !delays.isEmpty || !jitters.isEmpty else { return nil }
+        func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
+        let sigma = jitters.map { $0 * $0 }.reduce(0, +).squareRoot()
+        return SpeakerLatency(base: duration(delays.reduce(0, +)), jitter: duration(sigma), seed: seed)
     }
 
     /// Checks every fault, naming the first bad one.

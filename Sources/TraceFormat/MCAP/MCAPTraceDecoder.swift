@@ -459,9 +459,19 @@ struct MCAPTraceDecoder {
 
     private mutating func playback(_ reader: inout Protobuf.Reader) throws {
         var phase = ""
-        var clip: String?, speech: String?, voice: String?
+        var clip: String?, speech: String?, voice: String?, requested: Int64?, gain: Double?
         while let field = try reader.next() {
-            guard (1...4).contains(field.number) else { continue }
+            guard (1...6).contains(field.number) else { continue }
+            if field.number == 5 {
+                try field.expect(.varint)
+                requested = field.int64
+                continue
+            }
+            if field.number == 6 {
+                try field.expect(.fixed64)
+                gain = field.double
+                continue
+            }
             try field.expect(.lengthDelimited)
             switch field.number {
             case 1: phase = try reader.string(field)
@@ -478,6 +488,14 @@ struct MCAPTraceDecoder {
             line.string(key)
             line.byte(UInt8(ascii: ":"))
             line.string(value)
+        }
+        if let requested {
+            line.key("requested")
+            line.int(requested)
+        }
+        if let gain {
+            line.key("gain")
+            line.double(gain)
         }
     }
 

@@ -98,6 +98,8 @@ struct MCAPTraceEncoder {
                 out.string(3, text)
                 out.string(4, voice)
             }
+            if let requested = event.requested { out.int64(5, requested.nanoseconds) }
+            if let gain = event.gain { out.double(6, gain) }
             return .playback
         case .appEvent(let event):
             out.timestamp(1, nanoseconds: time)

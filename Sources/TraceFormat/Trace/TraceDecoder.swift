@@ -484,7 +484,10 @@ public struct TraceDecoder {
         case (nil, nil): throw fields.error(.missingField, "clip", "a speaker record names a 'clip' or a 'speech'")
         case (.some, .some): throw fields.error(.invalidValue, "speech", "a speaker record has a 'clip' or a 'speech', not both")
         }
-        return PlaybackEvent(timestamp: timestamp, phase: phase, item: item)
+        let requested = try fields.optional("requested") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readInt64() }
+        let gain = try fields.optional("gain") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readDouble() }
+        return PlaybackEvent(
+            timestamp: timestamp, phase: phase, item: item, requested: requested.map { Timestamp(nanoseconds: $0) }, gain: gain)
     }
 
     private func appEvent(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> AppEvent {

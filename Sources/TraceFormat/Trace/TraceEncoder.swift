@@ -156,6 +156,14 @@ public struct TraceEncoder: Sendable {
                 out.key("voice")
                 out.string(voice)
             }
+            if let requested = event.requested {
+                out.key("requested")
+                out.int(requested.nanoseconds)
+            }
+            if let gain = event.gain {
+                out.key("gain")
+                out.double(gain)
+            }
         case (.app, .appEvent(let event)):
             try encodeAppEvent(event, &out)
         case (_, .custom(let custom)) where custom.kind == channel.kind:

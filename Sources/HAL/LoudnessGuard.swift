@@ -1,0 +1,23 @@
+/// Keeps clips and speech within a loudness target and ceiling, and says what it changed.
+///
+/// - Normalising (`target` set): the gain brings integrated loudness to the target.
+/// - Limiting: loudness above `ceiling` is brought down to it; quieter audio is left alone unless normalising.
+/// - The gain never lets the true peak exceed `truePeakCeiling` (so nothing clips).
+///
+/// A speaker of the Audio module measures each item (EBU R 128, libebur128) and applies the guard, its own or the
+/// one an ``AudioClip`` carries; `started` playback events say the gain it applied.
+public struct LoudnessGuard: Sendable, Hashable {
+    /// The integrated loudness to normalise to, LUFS, or `nil` to leave quieter audio alone.
+    public var target: Double?
+    /// The loudest integrated loudness allowed, LUFS.
+    public var ceiling: Double
+    /// The highest true peak allowed, dBTP.
+    public var truePeakCeiling: Double
+
+    /// Creates a guard.
+    public init(target: Double? = nil, ceiling: Double, truePeakCeiling: Double = -1) {
+        self.target = target
+        self.ceiling = ceiling
+        self.truePeakCeiling = truePeakCeiling
+    }
+}
