@@ -39,31 +39,51 @@ public struct ScreenRegion: Sendable, Hashable, Codable {
     }
 }
 
-/// Turns pointer events into taps: a press and a release of the same pointer close together.
+/// What a finger did on the screen, from press to release.
+public enum Gesture: Sendable, Hashable {
+    /// A short press that did not move.
+    case tap(x: Double, y: Double)
+    /// A press held longer than a tap, without moving: the word board's "hold to favourite".
+    case longPress(x: Double, y: Double)
+    /// A press that moved: from where it started, by how much (screen widths and heights; negative `dx` is leftwards).
+    case swipe(x: Double, y: Double, dx: Double, dy: Double)
+}
+
+/// Turns pointer events into taps, long presses and swipes: a press and a release of the same pointer.
+///
+/// A press that stays within ``maximumTravel`` of where it started is a tap when released within
+/// ``maximumDuration``, and a long press when held longer; one that moves farther is a swipe.
 public struct TapDetector: Sendable {
-    /// The longest press that counts as a tap, seconds.
+    /// The longest press that counts as a tap, seconds; a longer one is a long press.
     public var maximumDuration = 0.6
     /// The farthest the finger may move and still tap, in screen widths.
     public var maximumTravel = 0.03
-    private var press: (pointer: Int, time: Double, x: Double, y: Double)?
+    private var press: (pointer: Int, time: Double, x: Double, y: Double, moved: Bool)?
 
     /// Creates a detector.
     public init() {}
 
     /// Takes an event; returns the tap's position when the event completes a tap.
     public mutating func handle(_ event: PointerEvent) -> (x: Double, y: Double)? {
+        guard case .tap(let x, let y) = gesture(event) else { return nil }
+        return (x, y)
+    }
+
+    /// Takes an event; returns the gesture the event completes, if any.
+    public mutating func gesture(_ event: PointerEvent) -> Gesture? {
         switch event.phase {
         case .press:
-            press = (event.pointer, event.timestamp.seconds, event.x, event.y)
+            press = (event.pointer, event.timestamp.seconds, event.x, event.y, false)
         case .move:
             if let start = press, start.pointer == event.pointer,
-               Self.travel(start.x, start.y, event.x, event.y) > maximumTravel { press = nil }
+               Self.travel(start.x, start.y, event.x, event.y) > maximumTravel { press?.moved = true }
         case .release:
             defer { press = nil }
-            guard let start = press, start.pointer == event.pointer,
-                  event.timestamp.seconds - start.time <= maximumDuration,
-                  Self.travel(start.x, start.y, event.x, event.y) <= maximumTravel else { return nil }
-            return (event.x, event.y)
+            guard let start = press, start.pointer == event.pointer else { return nil }
+            if start.moved || Self.travel(start.x, start.y, event.x, event.y) > maximumTravel {
+                return .swipe(x: start.x, y: start.y, dx: event.x - start.x, dy: event.y - start.y)
+            }
+            return event.timestamp.seconds - start.time <= maximumDuration ? .tap(x: event.x, y: event.y) : .longPress(x: start.x, y: start.y)
         case .cancel:
             press = nil
         }

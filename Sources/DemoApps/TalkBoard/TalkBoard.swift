@@ -8,15 +8,26 @@ public import HAL
 /// | area | y | what |
 /// |---|---|---|
 /// | display bar | 0–0.15 | the words (x 0–0.7), **X** (0.7–0.85), **GO** (0.85–1) |
-/// | tabs | 0.15–0.25 | Favourites, then each category, equal widths |
-/// | word grid | 0.25–0.9 | the shown page, ``WordBoard/columns`` × ``WordBoard/rows`` |
-/// | bottom bar | 0.9–1 | **Scroll back** (x 0–0.5), **Speak selected word** on/off (0.5–1) |
+/// | tabs | 0.15–0.25 | Favourites, pinned (x 0–0.25), then three category tabs; swipe the row for the next three |
+/// | word grid | 0.25–0.9 | a screen of the page, ``WordBoard/columns`` × ``WordBoard/rows``; swipe for the next screen |
+/// | bottom bar | 0.9–1 | **Scroll back** on/off (x 0–0.5), **Speak selected word** on/off (0.5–1) |
 ///
-/// X deletes the last word, GO speaks the bar in the board's voice; both do nothing on an empty bar.
+/// - X deletes the last word, GO speaks the bar in the board's voice; both do nothing on an empty bar.
+/// - Holding a word (a long press) adds it to Favourites, or removes it when it is one (`favourite.added`,
+///   `favourite.removed`).
+/// - With scroll back on, the board goes back to Favourites after each word is tapped (goTalk §3.10).
+/// - **Waiting** (goTalk §4.1): speech should start within 0.1 s of GO; when the speaker has not started it
+///   ``waitingAfter`` after the request, `waiting.shown` says so, and `waiting.hidden` when it starts (or the
+///   speaker fails). The speaker's `started` playback events, fed back as inputs, tell the board.
+///
 /// Commands: `setVoice voice`, `toggleFavourite word`.
 public struct TalkBoard: AppLogic {
     /// `talkboard`.
     public static let name = "talkboard"
+    /// How long speech may take to start before the board shows that it is waiting.
+    public static let waitingAfter: Duration = .seconds(1)
+    /// Category tabs shown at once beside Favourites.
+    public static let visibleTabs = 3
 
     /// Screen areas.
     public enum Layout {
@@ -26,23 +37,31 @@ public struct TalkBoard: AppLogic {
         public static let delete = ScreenRegion(x: 0.7, y: 0, width: 0.15, height: 0.15)
         /// Speaks the bar.
         public static let go = ScreenRegion(x: 0.85, y: 0, width: 0.15, height: 0.15)
-        /// The tabs.
+        /// The tabs: Favourites, then ``TalkBoard/visibleTabs`` categories, equal widths.
         public static let tabs = ScreenRegion(x: 0, y: 0.15, width: 1, height: 0.1)
         /// The word grid.
         public static let grid = ScreenRegion(x: 0, y: 0.25, width: 1, height: 0.65)
-        /// Back to favourites.
+        /// The scroll-back switch.
         public static let scrollBack = ScreenRegion(x: 0, y: 0.9, width: 0.5, height: 0.1)
         /// The speak-selected-word switch.
         public static let speakSelected = ScreenRegion(x: 0.5, y: 0.9, width: 0.5, height: 0.1)
     }
 
+    /// The shortest swipe that scrolls, in screen widths.
+    static let swipeDistance = 0.1
+
     private let board: WordBoard
     private var favourites: [String]
     private var voice: String
     private var speakSelected: Bool
+    private var scrollBack: Bool
     private var page = 0  // 0 is Favourites, then the categories
+    private var screen = 0  // which screen of the page's words
+    private var firstTab = 0  // the first category tab shown
     private var bar: [String] = []
     private var taps = TapDetector()
+    /// Speech asked for and not yet started, oldest first: the words, when asked, and whether `waiting` shows.
+    private var unstarted: [(text: String, asked: Timestamp, waiting: Bool)] = []
 
     /// Creates the board on a validated config.
     public init(board: WordBoard) throws(AppConfigError) {
@@ -51,27 +70,61 @@ public struct TalkBoard: AppLogic {
         favourites = board.favourites
         voice = board.voice ?? "en"
         speakSelected = board.speakSelectedWord ?? false
+        scrollBack = board.scrollBack ?? false
     }
 
     private var columns: Int { board.columns ?? 4 }
     private var rows: Int { board.rows ?? 3 }
     private var pageNames: [String] { ["Favourites"] + board.categories.map(\.name) }
     private var words: [String] { page == 0 ? favourites : board.categories[page - 1].words }
+    private var screens: Int { max(1, (words.count + columns * rows - 1) / (columns * rows)) }
+    private var shownWords: ArraySlice<String> { words.dropFirst(screen * columns * rows).prefix(columns * rows) }
 
     public mutating func start(at time: Timestamp, output: inout AppOutput) {
-        output.emit("board.started", at: time, ["voice": .string(voice), "speakSelectedWord": .bool(speakSelected)])
+        output.emit("board.started", at: time, [
+            "voice": .string(voice), "speakSelectedWord": .bool(speakSelected), "scrollBack": .bool(scrollBack),
+            "categories": .int(Int64(board.categories.count)),
+        ])
         show(page: 0, at: time, output: &output)
+    }
+
+    public var nextDeadline: Timestamp? {
+        unstarted.first { !$0.waiting }.map { $0.asked.advanced(by: Self.waitingAfter) }
+    }
+
+    public mutating func advance(to time: Timestamp, output: inout AppOutput) {
+        for index in unstarted.indices where !unstarted[index].waiting && unstarted[index].asked.advanced(by: Self.waitingAfter) <= time {
+            unstarted[index].waiting = true
+            output.emit("waiting.shown", at: unstarted[index].asked.advanced(by: Self.waitingAfter), ["text": .string(unstarted[index].text)])
+        }
     }
 
     public mutating func handle(_ input: AppInput, output: inout AppOutput) {
         switch input {
         case .reading(.pointer(let event), _):
-            if let tap = taps.handle(event) { self.tap(x: tap.x, y: tap.y, at: event.timestamp, output: &output) }
+            switch taps.gesture(event) {
+            case .tap(let x, let y): tap(x: x, y: y, at: event.timestamp, output: &output)
+            case .longPress(let x, let y): hold(x: x, y: y, at: event.timestamp, output: &output)
+            case .swipe(let x, let y, let dx, _): swipe(x: x, y: y, dx: dx, at: event.timestamp, output: &output)
+            case nil: break
+            }
+        case .reading(.playback(let event), _):
+            guard event.phase == .started, case .speech(let text, _) = event.item,
+                  let index = unstarted.firstIndex(where: { $0.text == text }) else { break }
+            if unstarted.remove(at: index).waiting { output.emit("waiting.hidden", at: event.timestamp, ["text": .string(text)]) }
+        case .speakerFailed(let time, _):
+            if unstarted.contains(where: \.waiting) { output.emit("waiting.hidden", at: time, ["text": .string("")]) }
+            unstarted.removeAll()
         case .command(let command):
             handle(command, output: &output)
         default:
             break
         }
+    }
+
+    private mutating func speak(_ text: String, at time: Timestamp, output: inout AppOutput) {
+        output.request(.speak(Utterance(text: text, voice: voice)))
+        unstarted.append((text, time, false))
     }
 
     private mutating func tap(x: Double, y: Double, at time: Timestamp, output: inout AppOutput) {
@@ -82,12 +135,13 @@ public struct TalkBoard: AppLogic {
             guard !bar.isEmpty else { return }
             let text = bar.joined(separator: " ")
             output.emit("bar.spoken", at: time, ["text": .string(text), "voice": .string(voice)])
-            output.request(.speak(Utterance(text: text, voice: voice)))
-        } else if let tab = Layout.tabs.cell(x: x, y: y, columns: pageNames.count, rows: 1) {
-            show(page: tab, at: time, output: &output)
+            speak(text, at: time, output: &output)
+        } else if let tab = Layout.tabs.cell(x: x, y: y, columns: Self.visibleTabs + 1, rows: 1) {
+            let target = tab == 0 ? 0 : firstTab + tab
+            guard target < pageNames.count else { return }
+            show(page: target, at: time, output: &output)
         } else if let cell = Layout.grid.cell(x: x, y: y, columns: columns, rows: rows) {
-            guard cell < words.count else { return }
-            let word = words[cell]
+            guard let word = word(at: cell) else { return }
             guard bar.count < WordBoard.barCapacity else {
                 output.emit("bar.full", at: time, ["capacity": .int(Int64(WordBoard.barCapacity))])
                 return
@@ -96,19 +150,77 @@ public struct TalkBoard: AppLogic {
             output.emit("word.added", at: time, ["word": .string(word), "bar": .string(bar.joined(separator: " "))])
             if speakSelected {
                 output.emit("word.spoken", at: time, ["word": .string(word), "voice": .string(voice)])
-                output.request(.speak(Utterance(text: word, voice: voice)))
+                speak(word, at: time, output: &output)
             }
+            if scrollBack && (page != 0 || screen != 0) { show(page: 0, at: time, output: &output) }
         } else if Layout.scrollBack.contains(x: x, y: y) {
-            show(page: 0, at: time, output: &output)
+            scrollBack.toggle()
+            output.emit("option.scrollBack", at: time, ["on": .bool(scrollBack)])
         } else if Layout.speakSelected.contains(x: x, y: y) {
             speakSelected.toggle()
             output.emit("option.speakSelectedWord", at: time, ["on": .bool(speakSelected)])
         }
     }
 
+    private func word(at cell: Int) -> String? {
+        let index = screen * columns * rows + cell
+        return index < words.count ? words[index] : nil
+    }
+
+    /// A long press: a word of the grid goes into Favourites, or out of them.
+    private mutating func hold(x: Double, y: Double, at time: Timestamp, output: inout AppOutput) {
+        guard let cell = Layout.grid.cell(x: x, y: y, columns: columns, rows: rows), let word = word(at: cell) else { return }
+        toggleFavourite(word, at: time, output: &output)
+    }
+
+    /// A swipe along the tabs scrolls them by three; along the grid, to the next or previous screen of words.
+    private mutating func swipe(x: Double, y: Double, dx: Double, at time: Timestamp, output: inout AppOutput) {
+        guard abs(dx) >= Self.swipeDistance else { return }
+        let step = dx < 0 ? 1 : -1
+        if Layout.tabs.contains(x: x, y: y) {
+            let last = max(0, board.categories.count - Self.visibleTabs)
+            let first = min(last, max(0, firstTab + step * Self.visibleTabs))
+            guard first != firstTab else { return }
+            firstTab = first
+            output.emit("tabs.shown", at: time, [
+                "categories": .string(board.categories[first..<min(board.categories.count, first + Self.visibleTabs)].map(\.name).joined(separator: ",")),
+            ])
+        } else if Layout.grid.contains(x: x, y: y) {
+            let next = screen + step
+            guard (0..<screens).contains(next) else { return }
+            screen = next
+            emitPage(at: time, output: &output)
+        }
+    }
+
     private mutating func show(page: Int, at time: Timestamp, output: inout AppOutput) {
         self.page = page
-        output.emit("page.shown", at: time, ["page": .string(pageNames[page]), "words": .string(words.joined(separator: ","))])
+        screen = 0
+        emitPage(at: time, output: &output)
+    }
+
+    private func emitPage(at time: Timestamp, output: inout AppOutput) {
+        output.emit("page.shown", at: time, [
+            "page": .string(pageNames[page]), "words": .string(shownWords.joined(separator: ",")),
+            "screen": .string("\(screen + 1)/\(screens)"),
+        ])
+    }
+
+    private mutating func toggleFavourite(_ word: String, at time: Timestamp, output: inout AppOutput) {
+        if let index = favourites.firstIndex(of: word) {
+            favourites.remove(at: index)
+            output.emit("favourite.removed", at: time, ["word": .string(word)])
+        } else if favourites.count < columns * rows * WordBoard.maximumScreens {
+            favourites.append(word)
+            output.emit("favourite.added", at: time, ["word": .string(word)])
+        } else {
+            output.emit("favourite.refused", at: time, ["word": .string(word), "reason": .string("favourites are full (\(columns * rows * WordBoard.maximumScreens))")])
+            return
+        }
+        if page == 0 {
+            screen = min(screen, screens - 1)
+            emitPage(at: time, output: &output)
+        }
     }
 
     private mutating func handle(_ command: AppCommand, output: inout AppOutput) {
@@ -124,16 +236,7 @@ public struct TalkBoard: AppLogic {
             guard let word = command.arguments["word"], !word.isEmpty else {
                 return output.refuse(command, "a word is needed")
             }
-            if let index = favourites.firstIndex(of: word) {
-                favourites.remove(at: index)
-                output.emit("favourite.removed", at: time, ["word": .string(word)])
-            } else if favourites.count < columns * rows {
-                favourites.append(word)
-                output.emit("favourite.added", at: time, ["word": .string(word)])
-            } else {
-                output.refuse(command, "favourites are full (\(columns * rows))")
-            }
-            if page == 0 { show(page: 0, at: time, output: &output) }
+            toggleFavourite(word, at: time, output: &output)
         default:
             output.refuse(command, "unknown action")
         }
