@@ -12,6 +12,8 @@ public enum SpeakerRequest: Sendable, Hashable {
     case resume
     /// Stop what is playing and drop anything queued.
     case stop
+    /// Set the output volume, 0 (silent) to 1 (full).
+    case setVolume(Double)
 }
 
 /// What an app emitted while handling one input: its events, in order, and its speaker requests.

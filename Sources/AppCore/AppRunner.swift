@@ -139,6 +139,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 case .pause: try await speaker.pause()
                 case .resume: try await speaker.resume()
                 case .stop: try await speaker.stop()
+                case .setVolume(let volume): try await speaker.setVolume(volume)
                 }
             } catch {
                 events += loseSpeaker(at: time, reason: "\(error)")
@@ -166,7 +167,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         switch request {
         case .play(let clip): [AppEvent(timestamp: time, name: "speaker.skipped", attributes: ["clip": .string(clip.name)])]
         case .speak(let utterance): [AppEvent(timestamp: time, name: "speaker.skipped", attributes: ["text": .string(utterance.text)])]
-        case .pause, .resume, .stop: []
+        case .pause, .resume, .stop, .setVolume: []
         }
     }
 }

@@ -38,7 +38,7 @@ extension ExperienceViewer: RunnableApp {
 extension EmotionTrainer: RunnableApp {
     /// Loads the trainer's questions and levels.
     public static func load(config: some AppConfigFiles) throws -> EmotionTrainer {
-        try EmotionTrainer(config: config.decode(TrainerConfig.self))
+        try EmotionTrainer(config: config.decode(TrainerConfig.self), soundFolder: config.folder)
     }
     /// The Facial Fun level.
     public static var defaultScenario: String? { "traces/trainer/facial-fun.run.json" }

@@ -38,9 +38,10 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         #expect(failed.first?.timestamp == at(1.08))
         #expect(failed.first?.attributes["error"]?.description.contains("the sound card went away") == true)
         #expect(log.named("answer.correct").count == 3)
-        #expect(log.last?.name == "stats")
-        // What was asked of the gone speaker is logged as not heard: the next two questions' narration.
-        #expect(log.named("speaker.skipped").map { $0.attributes["text"] } == [.string("Two?"), .string("Three?")])
+        #expect(log.last(where: { $0.name != "speaker.skipped" })?.name == "stats")
+        // What was asked of the gone speaker is logged as not heard: each "Correct!" (the narration is 2.5 s after a
+        // question, and each answer comes sooner).
+        #expect(log.named("speaker.skipped").map { $0.attributes["text"] } == Array(repeating: .string("Correct!"), count: 3))
     }
 
     /// An app that asks for a beep on every command, sets a timer 0.2 s later, and logs what it hears back.

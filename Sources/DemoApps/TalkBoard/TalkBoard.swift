@@ -15,7 +15,7 @@ public import HAL
 /// - X deletes the last word, GO speaks the bar in the board's voice; both do nothing on an empty bar.
 /// - Holding a word (a long press) adds it to Favourites, or removes it when it is one (`favourite.added`,
 ///   `favourite.removed`).
-/// - With scroll back on, the board goes back to Favourites after each word is tapped (goTalk §3.10).
+/// - With scroll back on, the board goes back to Favourites after each word is tapped (goTalk §3.11).
 /// - **Waiting** (goTalk §4.1): speech should start within 0.1 s of GO; when the speaker has not started it
 ///   ``waitingAfter`` after the request, `waiting.shown` says so, and `waiting.hidden` when it starts (or the
 ///   speaker fails). The speaker's `started` playback events, fed back as inputs, tell the board.

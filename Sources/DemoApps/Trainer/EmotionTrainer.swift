@@ -7,9 +7,19 @@ public import HAL
 /// - **Questions** are asked in level order with their choices in a row of buttons (y 0.6–0.9, equal
 ///   widths). A wrong choice is greyed out and does nothing when tapped again. When every wrong
 ///   choice is used, the question is skipped and moved to the back of the queue.
-/// - **Narration** speaks the prompt when a question or round is shown, and again after
-///   ``TrainerConfig/narrationRepeat`` seconds (30) with no answer, on the injected clock.
-/// - **Facial Fun:** the target's score must stay at or above the threshold for the hold time; a
+/// - **Narration** speaks the prompt ``TrainerConfig/narrationDelay`` seconds (2.5) after a question or round is
+///   shown (after its picture), and again after ``TrainerConfig/narrationRepeat`` seconds (30) with no answer, on
+///   the injected clock.
+/// - **Feedback** (P.E.T. §4, sound): every button press stops the narration and plays the click; a right answer
+///   plays the correct sound and the narrator says "Correct!", a wrong one the incorrect sound. The settings
+///   (commands `setNarration on`, `setSoundFeedback on`, `volumeUp`, `volumeDown`, `setVolume percent`) switch
+///   narration and sounds, and set the speaker's volume from 25 % to 100 % in steps of 5 (`volume.set`).
+/// - **Skip** (y 0.9–1, right half) moves a question to the back of the queue; **Done** (top right, x 0.85–1,
+///   y 0–0.1) ends the session on any screen.
+/// - **Facial Fun, photo** (the default): the child taps the screen (above the bottom row) or presses Space or
+///   Enter when the face is ready, and the latest expression reading (no older than ``holdGap``) is scored:
+///   `facialFun.photo`, then `facialFun.correct`, or `facialFun.incorrect` and another chance.
+/// - **Facial Fun, hold** (a round's `capture: hold`): the target's score must stay at or above the threshold for the hold time; a
 ///   reading below it, or with no face, breaks the hold, and so does a gap of more than ``holdGap``
 ///   between readings (dropped frames): a hold is only as long as readings confirm it. A reading with no face shows
 ///   `facialFun.noFace`. With several faces in view, the frame's most prominent face (rank 0: the largest, then
@@ -28,8 +38,14 @@ public struct EmotionTrainer: AppLogic {
     public static let choiceRow = ScreenRegion(x: 0, y: 0.6, width: 1, height: 0.3)
     /// Facial Fun's retry button.
     public static let retryButton = ScreenRegion(x: 0, y: 0.9, width: 0.5, height: 0.1)
-    /// Facial Fun's skip button.
+    /// Facial Fun's skip button, and a question's.
     public static let skipButton = ScreenRegion(x: 0.5, y: 0.9, width: 0.5, height: 0.1)
+    /// Leaves the session, on every screen.
+    public static let doneButton = ScreenRegion(x: 0.85, y: 0, width: 0.15, height: 0.1)
+    /// Keys that take Facial Fun's photo: Space and Enter (`KEY_SPACE`, `KEY_ENTER`).
+    public static let photoKeys: Set<Int> = [57, 28]
+    /// What the narrator says on a right answer.
+    public static let correctWords = "Correct!"
 
     /// Counts for one player.
     public struct Statistics: Sendable, Hashable {
@@ -54,6 +70,12 @@ public struct EmotionTrainer: AppLogic {
     }
 
     private let config: TrainerConfig
+    private let soundFolder: String?
+    private var narrationOn: Bool
+    private var feedbackOn: Bool
+    private var volume: Int
+    /// The latest reading of the most prominent face, for a photo.
+    private var latestFace: ExpressionReading?
     private var queue: [Int]
     private var phase: Phase = .finished
     private var greyed: Set<String> = []
@@ -69,10 +91,15 @@ public struct EmotionTrainer: AppLogic {
     /// The tracked face being scored, when the expression source tracks faces.
     private var scoredFace: Int?
 
-    /// Creates the game on validated content.
-    public init(config: TrainerConfig) throws(AppConfigError) {
+    /// Creates the game on validated content. Relative sound paths are played from `soundFolder` (the config
+    /// file's folder, for `hal run`); the log names them as written.
+    public init(config: TrainerConfig, soundFolder: String? = nil) throws(AppConfigError) {
         try config.validate()
         self.config = config
+        self.soundFolder = soundFolder
+        narrationOn = config.narration ?? true
+        feedbackOn = config.soundFeedback ?? true
+        volume = config.volume ?? 100
         queue = config.questions.indices.sorted { (config.questions[$0].level, $0) < (config.questions[$1].level, $1) }
         player = config.player ?? "player"
     }
@@ -80,9 +107,13 @@ public struct EmotionTrainer: AppLogic {
     private var repeatAfter: Duration { .nanoseconds(Int64((config.narrationRepeat ?? 30) * 1e9)) }
     private var cameraTimeout: Duration { .nanoseconds(Int64((config.cameraTimeout ?? 3) * 1e9)) }
     private var voice: String { config.voice ?? "en" }
+    private var narrationDelay: Duration { .nanoseconds(Int64((config.narrationDelay ?? 2.5) * 1e9)) }
 
     public mutating func start(at time: Timestamp, output: inout AppOutput) {
-        output.emit("session.started", at: time, ["player": .string(player)])
+        output.emit("session.started", at: time, [
+            "player": .string(player), "narration": .bool(narrationOn), "soundFeedback": .bool(feedbackOn), "volume": .int(Int64(volume)),
+        ])
+        output.request(.setVolume(Double(volume) / 100))
         next(at: time, output: &output)
     }
 
@@ -112,19 +143,69 @@ public struct EmotionTrainer: AppLogic {
         switch input {
         case .reading(.pointer(let event), _):
             if let tap = taps.handle(event) { self.tap(x: tap.x, y: tap.y, at: event.timestamp, output: &output) }
+        case .reading(.key(let event), _):
+            guard event.state == .press, Self.photoKeys.contains(event.code), case .facialFun(let round) = phase,
+                  config.facialFun![round].capture ?? .photo == .photo else { break }
+            takePhoto(round, at: event.timestamp, output: &output)
         case .reading(.expression(let reading), _):
             handle(reading, output: &output)
-        case .command(let command) where command.action == "setPlayer":
+        case .command(let command):
+            handle(command, output: &output)
+        default:
+            break
+        }
+    }
+
+    private mutating func handle(_ command: AppCommand, output: inout AppOutput) {
+        let time = command.timestamp
+        func on() -> Bool? { command.arguments["on"].flatMap { ["true": true, "false": false][$0] } }
+        switch command.action {
+        case "setPlayer":
             guard let name = command.arguments["player"], !name.isEmpty else {
                 return output.refuse(command, "a player name is needed")
             }
             player = name
-            output.emit("player.set", at: command.timestamp, ["player": .string(name)])
-        case .command(let command):
-            output.refuse(command, "unknown action")
+            output.emit("player.set", at: time, ["player": .string(name)])
+        case "setNarration":
+            guard let value = on() else { return output.refuse(command, "on is true or false") }
+            narrationOn = value
+            if !value { narration = nil }
+            output.emit("option.narration", at: time, ["on": .bool(value)])
+        case "setSoundFeedback":
+            guard let value = on() else { return output.refuse(command, "on is true or false") }
+            feedbackOn = value
+            output.emit("option.soundFeedback", at: time, ["on": .bool(value)])
+        case "volumeUp", "volumeDown", "setVolume":
+            let wanted = command.action == "setVolume" ? command.arguments["percent"].flatMap { Int($0) } ?? -1
+                : volume + (command.action == "volumeUp" ? 5 : -5)
+            guard TrainerConfig.volumes.contains(wanted) else {
+                return output.refuse(command, command.action == "setVolume"
+                    ? "percent is 25…100 in steps of 5" : "the volume is already at \(volume) %")
+            }
+            volume = wanted
+            output.emit("volume.set", at: time, ["percent": .int(Int64(volume))])
+            output.request(.setVolume(Double(volume) / 100))
         default:
-            break
+            output.refuse(command, "unknown action")
         }
+    }
+
+    // MARK: Sound
+
+    private func clip(_ name: String) -> AudioClip {
+        AudioClip(name: name, source: .file(path: name.hasPrefix("/") ? name : soundFolder.map { "\($0)/\(name)" } ?? name))
+    }
+
+    /// A button was pressed: the narration gives way, and the click plays.
+    private func pressed(output: inout AppOutput) {
+        output.request(.stop)
+        if feedbackOn, let sounds = config.sounds { output.request(.play(clip(sounds.click))) }
+    }
+
+    /// The answer's sound, and on a right answer the narrator's "Correct!".
+    private func feedback(correct: Bool, output: inout AppOutput) {
+        if feedbackOn, let sounds = config.sounds { output.request(.play(clip(correct ? sounds.correct : sounds.incorrect))) }
+        if correct && narrationOn { output.request(.speak(Utterance(text: Self.correctWords, voice: voice))) }
     }
 
     // MARK: Flow
@@ -157,6 +238,7 @@ public struct EmotionTrainer: AppLogic {
         faceState = .waiting
         holdStart = nil
         lastReading = nil
+        latestFace = nil
         scoredFace = nil
         shownAt = time
         output.emit("facialFun.shown", at: time, [
@@ -166,16 +248,15 @@ public struct EmotionTrainer: AppLogic {
         narrate("Show me a \(Self.adjective(target.target)) face!", at: time, output: &output)
     }
 
+    /// Narrates `text` after the picture has shown for the narration delay (the first time of ``advance(to:output:)``).
     private mutating func narrate(_ text: String, at time: Timestamp, output: inout AppOutput) {
-        narration = (text, 1, time + repeatAfter)
-        output.emit("narration.spoken", at: time, ["text": .string(text), "count": .int(1)])
-        output.request(.speak(Utterance(text: text, voice: voice)))
+        narration = narrationOn ? (text, 0, time + narrationDelay) : nil
     }
 
-    private mutating func finish(at time: Timestamp, output: inout AppOutput) {
+    private mutating func finish(at time: Timestamp, reason: String = "complete", output: inout AppOutput) {
         phase = .finished
         narration = nil
-        output.emit("session.finished", at: time)
+        output.emit("session.finished", at: time, ["reason": .string(reason)])
         for (name, stats) in statistics.sorted(by: { $0.key < $1.key }) {
             let mean = stats.seconds.isEmpty ? 0 : stats.seconds.reduce(0, +) / Double(stats.seconds.count)
             output.emit("stats", at: time, [
@@ -192,19 +273,36 @@ public struct EmotionTrainer: AppLogic {
     // MARK: Questions
 
     private mutating func tap(x: Double, y: Double, at time: Timestamp, output: inout AppOutput) {
+        if phase != .finished, Self.doneButton.contains(x: x, y: y) {
+            pressed(output: &output)
+            return finish(at: time, reason: "done", output: &output)
+        }
         switch phase {
         case .question(let index):
             let question = config.questions[index]
-            guard let cell = Self.choiceRow.cell(x: x, y: y, columns: question.choices.count, rows: 1) else { return }
+            if Self.skipButton.contains(x: x, y: y) {
+                pressed(output: &output)
+                output.emit("question.skipped", at: time, ["question": .int(Int64(index + 1)), "reason": .string("skip")])
+                record { $0.skipped += 1 }
+                queue.append(queue.removeFirst())
+                return next(at: time, output: &output)
+            }
+            guard let cell = Self.choiceRow.cell(x: x, y: y, columns: question.choices.count, rows: 1),
+                  !greyed.contains(question.choices[cell]) else { return }
+            pressed(output: &output)
             answer(question.choices[cell], question: index, at: time, output: &output)
         case .facialFun(let round):
             if Self.retryButton.contains(x: x, y: y) {
+                pressed(output: &output)
                 output.emit("facialFun.retry", at: time, ["round": .int(Int64(round + 1))])
                 startRound(round, at: time, output: &output)
             } else if Self.skipButton.contains(x: x, y: y) {
+                pressed(output: &output)
                 output.emit("facialFun.skipped", at: time, ["round": .int(Int64(round + 1))])
                 record { $0.skipped += 1 }
                 next(at: time, output: &output)
+            } else if y < Self.retryButton.y, config.facialFun![round].capture ?? .photo == .photo {
+                takePhoto(round, at: time, output: &output)
             }
         case .finished:
             break
@@ -217,6 +315,7 @@ public struct EmotionTrainer: AppLogic {
         let seconds = shownAt.duration(to: time).seconds
         if choice == question.answer {
             output.emit("answer.correct", at: time, ["question": .int(Int64(index + 1)), "seconds": .rounded(seconds)])
+            feedback(correct: true, output: &output)
             record { $0.correct += 1; $0.seconds.append(seconds) }
             queue.removeFirst()
             return next(at: time, output: &output)
@@ -224,8 +323,9 @@ public struct EmotionTrainer: AppLogic {
         greyed.insert(choice)
         record { $0.incorrect += 1 }
         output.emit("answer.wrong", at: time, ["question": .int(Int64(index + 1)), "choice": .string(choice)])
-        let delay = repeatAfter
-        narration?.next = time + delay  // an answer is activity: the narration waits again
+        feedback(correct: false, output: &output)
+        // An answer is activity: a narration already spoken waits again before it replays.
+        if let spoken = narration, spoken.count > 0 { narration = (spoken.text, spoken.count, time + repeatAfter) }
         if greyed.count == question.choices.count - 1 {
             output.emit("question.skipped", at: time, ["question": .int(Int64(index + 1)), "reason": .string("every wrong choice used")])
             record { $0.skipped += 1 }
@@ -249,10 +349,34 @@ public struct EmotionTrainer: AppLogic {
         }
     }
 
+    /// Scores the latest frame's face (no older than ``holdGap``) against the round's target.
+    private mutating func takePhoto(_ round: Int, at time: Timestamp, output: inout AppOutput) {
+        let target = config.facialFun![round]
+        pressed(output: &output)
+        guard let face = latestFace, face.timestamp.duration(to: time) <= Self.holdGap, let scores = face.scores else {
+            output.emit("facialFun.photo", at: time, ["face": .bool(false)])
+            return feedback(correct: false, output: &output)
+        }
+        let score = scores[target.target]
+        output.emit("facialFun.photo", at: time, ["face": .bool(true), "score": .rounded(score, places: 3)])
+        if score >= target.threshold {
+            let seconds = shownAt.duration(to: time).seconds
+            output.emit("facialFun.correct", at: time, ["round": .int(Int64(round + 1)), "target": .string(target.target.rawValue), "seconds": .rounded(seconds)])
+            feedback(correct: true, output: &output)
+            record { $0.correct += 1; $0.seconds.append(seconds) }
+            next(at: time, output: &output)
+        } else {
+            output.emit("facialFun.incorrect", at: time, ["round": .int(Int64(round + 1)), "score": .rounded(score, places: 3)])
+            feedback(correct: false, output: &output)
+            record { $0.incorrect += 1 }
+        }
+    }
+
     private mutating func handle(_ reading: ExpressionReading, output: inout AppOutput) {
         guard case .facialFun(let round) = phase else { return }
         // Several faces in view: the frame's most prominent one (rank 0: the largest, then the most centred) is scored.
         guard reading.rank == 0 else { return }
+        latestFace = reading
         let time = reading.timestamp
         let target = config.facialFun![round]
         if let start = holdStart, let previous = lastReading, previous.duration(to: time) > Self.holdGap {
@@ -284,6 +408,7 @@ public struct EmotionTrainer: AppLogic {
             }
         }
         scoredFace = reading.faceID
+        guard target.capture == .hold else { return }  // a photo round scores the frame of the tap
         let score = scores[target.target]
         if score >= target.threshold {
             if holdStart == nil {
@@ -293,6 +418,7 @@ public struct EmotionTrainer: AppLogic {
             if let start = holdStart, start.duration(to: time).seconds >= target.hold {
                 let seconds = shownAt.duration(to: time).seconds
                 output.emit("facialFun.correct", at: time, ["round": .int(Int64(round + 1)), "target": .string(target.target.rawValue), "seconds": .rounded(seconds)])
+                feedback(correct: true, output: &output)
                 record { $0.correct += 1; $0.seconds.append(seconds) }
                 next(at: time, output: &output)
             }

@@ -10,6 +10,7 @@ public import HAL
 ///               {"from": 2, "to": 4, "expression": "happy", "score": 0.9}]}
 /// ```
 ///
+/// A segment with `"noReading": true` gives no readings at all, as a camera that is off or covered.
 /// Outside every segment the face is neutral at ``restingScore``. `jitter` adds seeded Gaussian
 /// noise (σ) to the shown expression's score, clamped to 0…1; the other six share the rest equally.
 public struct ExpressionTimeline: Sendable, Hashable, Codable {
@@ -40,6 +41,8 @@ public struct ExpressionTimeline: Sendable, Hashable, Codable {
         public var score: Double?
         /// No face in view.
         public var noFace: Bool?
+        /// No readings at all: the camera is off.
+        public var noReading: Bool?
     }
 
     /// Reads and checks a timeline file.
@@ -61,10 +64,12 @@ public struct ExpressionTimeline: Sendable, Hashable, Codable {
         for (index, segment) in segments.enumerated() {
             let field = "segments[\(index)]"
             guard segment.from >= 0, segment.to > segment.from else { throw ScriptError(file: file, "\(field): expected 0 ≤ from < to") }
-            if segment.noFace == true {
-                if segment.expression != nil { throw ScriptError(file: file, "\(field): noFace and expression are exclusive") }
+            if segment.noFace == true || segment.noReading == true {
+                if segment.expression != nil || (segment.noFace == true && segment.noReading == true) {
+                    throw ScriptError(file: file, "\(field): noFace, noReading and expression are exclusive")
+                }
             } else {
-                guard segment.expression != nil else { throw ScriptError(file: file, "\(field).expression: missing (or set noFace)") }
+                guard segment.expression != nil else { throw ScriptError(file: file, "\(field).expression: missing (or set noFace or noReading)") }
                 guard let score = segment.score, (0...1).contains(score) else {
                     throw ScriptError(file: file, "\(field).score: expected a number within 0 to 1")
                 }
@@ -84,6 +89,7 @@ public struct ExpressionTimeline: Sendable, Hashable, Codable {
             let timestamp = Timestamp(nanoseconds: Int64((time * 1e9).rounded()))
             let noise = random.gaussian() * (jitter ?? 0)
             let segment = segments.last { (time >= $0.from) && (time < $0.to) }
+            if segment?.noReading == true { continue }
             if segment?.noFace == true {
                 records.append(TraceRecord(channel: 0, reading: .expression(.noFace(at: timestamp))))
                 continue
