@@ -128,24 +128,53 @@ import Testing
         #expect(log.named("message.read").count == 2)
     }
 
-    @Test func addingAPlaceChecksItsFieldsAndGivesTheValidRange() async throws {
+    @Test func addingAPlaceReportsEveryProblemAtOnceWithTheValidRanges() async throws {
         let commands: [[String: String]] = [
-            ["id": "a", "name": "Fountain", "lat": "91", "lon": "-123"],
-            ["id": "b", "name": "", "lat": "49", "lon": "-123"],
-            ["id": "c", "name": "Pond", "lat": "49.2", "lon": "-123.2", "radius": "2"],
-            ["id": "tower", "name": "Again", "lat": "49.2", "lon": "-123.2"],
-            ["id": "pond", "name": "Pond", "lat": "49.2661", "lon": "-123.2540", "radius": "15"],
+            ["name": "Fountain", "lat": "91", "lon": "east"],
+            ["name": " ", "lat": "49", "description": "A pond"],
+            ["name": "Pond <b>", "lat": "49.2", "lon": "-123.2", "description": "Ducks; frogs", "radius": "2"],
+            ["name": "clock tower", "lat": "49.2", "lon": "-123.2", "description": "Again"],
+            ["name": "Bell", "lat": "\(Self.tower.latitude)", "lon": "\(Self.tower.longitude + 0.0001)", "description": "Right by the tower"],
+            ["name": "Duck Pond", "lat": "49.2661", "lon": "-123.2540", "description": "Ducks, frogs & reeds", "radius": "15"],
         ]
         let inputs = commands.enumerated().map { AppInput.command(AppCommand(timestamp: at(Double($0.offset)), action: "addPlace", arguments: $0.element)) }
         let log = await events(try CampusExplorer(map: Self.map()), inputs + [Self.fix(10, 3, from: GeoCoordinate(latitude: 49.2661, longitude: -123.2540))])
         #expect(log.named("command.refused").map { $0.attributes["reason"]!.description } == [
-            "place.lat: 91.0; expected −90…90 degrees",
-            "place.name: 0 characters; expected 1–64",
-            "place.radius: 2.0 m is out of range; expected 5…500 m",
-            "place.id: 'tower' is already a place",
+            "fill in every field; empty: description; lat 91 is not a valid coordinate; expected -90…90 degrees; lon east is not a valid coordinate; expected -180…180 degrees",
+            "fill in every field; empty: name, lon",
+            "name has illegal characters: '<' '>'; description has illegal characters: ';'; radius 2 is out of range; expected 5…500 m",
+            "'clock tower' already exists (tower)",
+            "Clock Tower is already at that position",
         ])
-        #expect(log.named("place.added").count == 1)
-        #expect(log.named("place.arrived").first?.attributes["place"] == .string("pond"))
+        #expect(log.named("place.added").map { $0.attributes["place"] } == [.string("duck-pond")])
+        #expect(log.named("place.arrived").first?.attributes["info"] == .string("Ducks, frogs & reeds"))
+    }
+
+    @Test func hardDifficultyOpensThePuzzlesAndASolvedOneUnlocksItsSecretPlace() async throws {
+        var map = Self.map()
+        map.places?["garden"] = CampusPlace(name: "Secret Garden", lat: 49.2661, lon: -123.2540, radius: 20, info: "Hidden")
+        map.puzzles = [CampusPuzzle(id: "bells", question: "What rings on Main Mall?", answer: "The  Carillon", unlocks: "garden")]
+        let garden = GeoCoordinate(latitude: 49.2661, longitude: -123.2540)
+        var inputs = [Self.fix(0, 3, from: garden)]  // at the secret place: it does not arrive
+        inputs += [("showPuzzles", [:]), ("setDifficulty", ["value": "hard"]), ("showPuzzles", [:]),
+                   ("solvePuzzle", ["id": "bells", "answer": "bells"]), ("solvePuzzle", ["id": "bells", "answer": "the carillon"]),
+                   ("solvePuzzle", ["id": "bells", "answer": "the carillon"])]
+            .enumerated().map { AppInput.command(AppCommand(timestamp: at(Double($0.offset + 1)), action: $0.element.0, arguments: $0.element.1)) }
+        inputs.append(Self.fix(10, 3, from: garden))
+        let log = await events(try CampusExplorer(map: map), inputs)
+        #expect(log.named("command.refused").map { $0.attributes["reason"]!.description } == [
+            "please change your difficulty level to hard", "'bells' is already solved",
+        ])
+        #expect(log.named("puzzles.shown").map { $0.attributes["puzzles"] } == [.string("bells")])
+        #expect(log.named("puzzle.failed").count == 1)
+        #expect(log.named("puzzle.solved").map { $0.attributes["score"] } == [.int(10)])
+        #expect(log.named("place.unlocked").map { $0.attributes["place"] } == [.string("garden")])
+        #expect(log.named("place.arrived").map(\.timestamp) == [at(10)])
+        #expect(throws: AppConfigError(field: "puzzles[0].unlocks", "'tower' is on the route, so it cannot be secret")) {
+            var bad = map
+            bad.puzzles?[0].unlocks = "tower"
+            try CampusExplorer(map: bad)
+        }
     }
 
     @Test func aMapWithABadPlaceIsRefusedNamingTheField() throws {

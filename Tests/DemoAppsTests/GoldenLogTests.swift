@@ -53,7 +53,7 @@ import TestSupport
         #expect(run.status == 1)
         #expect(run.output.contains(
             "check: FAIL place.arrived{place=clock-tower} between 120.0 s and 180.0 s: happened only outside the window, at 233.0 s"))
-        #expect(run.output.contains("check: 1 of 14 expectations failed"))
+        #expect(run.output.contains("check: 1 of 22 expectations failed"))
     }
 
     /// A fault plan with a slow speaker: each shipped scenario's response-time checks fail, naming the limit and the

@@ -5,7 +5,16 @@ public import HAL
 /// messages left at places, and pointing the phone at a place to learn about it.
 ///
 /// Inputs: location fixes, attitude (the fused heading) and commands (`signIn user`, `signOut`,
-/// `leaveMessage text`, `readMessages`, `addPlace id name lat lon [radius]`, `setDifficulty value`).
+/// `leaveMessage text`, `readMessages`, `addPlace name lat lon description [id] [radius]`, `setDifficulty value`,
+/// `showPuzzles`, `solvePuzzle id answer`).
+///
+/// - **Arrival** shows the place's information (`place.arrived` with `info`).
+/// - **Difficulty:** easy gives distance and bearing; medium the place's hint, then warmer or colder; hard as
+///   medium, and opens the puzzle list: a solved puzzle scores and unlocks its secret place, which until then
+///   neither arrives nor can be pointed at. Asking for the list below hard says to change the difficulty.
+/// - **Adding a place** checks the whole form at once and says every problem: the empty fields, coordinates out of
+///   range (with the range), illegal characters in the name or description (naming them), and a place that already
+///   exists by name or by position (within ``duplicateDistance``).
 ///
 /// - **Arrival and leaving** use the fix's accuracy σ (5 m when unknown) and a margin: a player
 ///   arrives when `distance + σ ≤ radius` and leaves when `distance − σ > radius + margin`
@@ -31,6 +40,10 @@ public struct CampusExplorer: AppLogic {
     public static let worstUsableAccuracy = 50.0
     /// Guidance distances are given in steps of this many metres.
     public static let guidanceStep = 50.0
+    /// A new place this close to another (metres) is the same place.
+    public static let duplicateDistance = 10.0
+    /// What a place's name and description may hold besides letters, digits and spaces.
+    public static let allowedPunctuation: Set<Character> = ["'", "-", ",", ".", "&", "(", ")", ":", "!", "?", "’"]
 
     private var map: CampusMap
     private var ids: [String]
@@ -50,6 +63,10 @@ public struct CampusExplorer: AppLogic {
     private var lastAttitudeTime: Timestamp?
     private var pointed: String?
     private var guidance: (bucket: Int, direction: String)?
+    /// Places a puzzle unlocks, not yet unlocked.
+    private var secret: Set<String>
+    private var solved: Set<String> = []
+    private var score = 0
 
     /// Creates the game on a validated map.
     public init(map: CampusMap) throws(AppConfigError) {
@@ -57,6 +74,7 @@ public struct CampusExplorer: AppLogic {
         self.map = map
         difficulty = map.difficulty ?? .easy
         messages = Dictionary(grouping: map.messages ?? [], by: \.place)
+        secret = Set((map.puzzles ?? []).map(\.unlocks))
         ids = []
         index = PlaceIndex(points: [])
         reindex()
@@ -65,7 +83,7 @@ public struct CampusExplorer: AppLogic {
     private var places: [String: CampusPlace] { map.places ?? [:] }
 
     private mutating func reindex() {
-        ids = places.keys.sorted()
+        ids = places.keys.filter { !secret.contains($0) }.sorted()
         index = PlaceIndex(points: ids.map { places[$0]!.coordinate! }, cellSize: 100)
         largestRadius = ids.map(radius).max() ?? 25
     }
@@ -160,7 +178,9 @@ public struct CampusExplorer: AppLogic {
             let r = radius(id)
             if !inside.contains(id), distance + doubt(r) <= r {
                 inside.insert(id)
-                output.emit("place.arrived", at: time, ["place": .string(id), "name": .string(places[id]?.name ?? id), "distance": .rounded(distance)])
+                var arrived: [String: AppEventValue] = ["place": .string(id), "name": .string(places[id]?.name ?? id), "distance": .rounded(distance)]
+                if let info = places[id]?.info { arrived["info"] = .string(info) }
+                output.emit("place.arrived", at: time, arrived)
                 if id == target { reachTarget(at: time, output: &output) }
             }
             let count = messages[id]?.count ?? 0
@@ -189,7 +209,7 @@ public struct CampusExplorer: AppLogic {
             return
         }
         output.emit("target.set", at: time, ["place": .string(target), "name": .string(places[target]?.name ?? target)])
-        if difficulty == .medium, let hint = places[target]?.hint {
+        if difficulty != .easy, let hint = places[target]?.hint {
             output.emit("target.hint", at: time, ["place": .string(target), "hint": .string(hint)])
         }
     }
@@ -207,7 +227,7 @@ public struct CampusExplorer: AppLogic {
                 "place": .string(target), "distance": .int(Int64(bucket) * Int64(Self.guidanceStep)),
                 "bearing": .rounded(bearing, places: 0), "direction": .string(direction),
             ])
-        case .medium:
+        case .medium, .hard:
             guard let previous = guidance, previous.bucket != bucket else {
                 if guidance == nil { guidance = (bucket, direction) }
                 return
@@ -286,21 +306,37 @@ public struct CampusExplorer: AppLogic {
                 output.emit("message.read", at: time, ["place": .string(place), "author": .string(message.author), "text": .string(message.text)])
             }
         case "addPlace":
-            let id = arguments["id"] ?? ""
-            let place = CampusPlace(
-                name: arguments["name"], lat: arguments["lat"].flatMap(Double.init), lon: arguments["lon"].flatMap(Double.init),
-                radius: arguments["radius"].flatMap(Double.init))
-            do throws(AppConfigError) {
-                try CampusMap.validate(place, id: id, field: "place")
-                if places[id] != nil { throw AppConfigError(field: "place.id", "'\(id)' is already a place") }
-            } catch {
-                return refuse(error.description)
+            switch checkedPlace(arguments) {
+            case .failure(let problems):
+                return refuse(problems.joined(separator: "; "))
+            case .success(let (id, place)):
+                map.places = (map.places ?? [:]).merging([id: place]) { _, new in new }
+                reindex()
+                output.emit("place.added", at: time, ["place": .string(id), "name": .string(place.name ?? id)])
             }
-            map.places = (map.places ?? [:]).merging([id: place]) { _, new in new }
+        case "showPuzzles":
+            guard difficulty == .hard else { return refuse("please change your difficulty level to hard") }
+            let puzzles = map.puzzles ?? []
+            output.emit("puzzles.shown", at: time, [
+                "puzzles": .string(puzzles.map(\.id).joined(separator: ",")),
+                "solved": .string(puzzles.map(\.id).filter(solved.contains).joined(separator: ",")), "score": .int(Int64(score)),
+            ])
+        case "solvePuzzle":
+            guard difficulty == .hard else { return refuse("please change your difficulty level to hard") }
+            guard let puzzle = map.puzzles?.first(where: { $0.id == arguments["id"] }) else { return refuse("no such puzzle") }
+            guard !solved.contains(puzzle.id) else { return refuse("'\(puzzle.id)' is already solved") }
+            func normal(_ text: String) -> String { text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+            guard normal(arguments["answer"] ?? "") == normal(puzzle.answer) else {
+                return output.emit("puzzle.failed", at: time, ["puzzle": .string(puzzle.id)])
+            }
+            solved.insert(puzzle.id)
+            score += puzzle.score ?? 10
+            secret.remove(puzzle.unlocks)
             reindex()
-            output.emit("place.added", at: time, ["place": .string(id), "name": .string(place.name ?? id)])
+            output.emit("puzzle.solved", at: time, ["puzzle": .string(puzzle.id), "score": .int(Int64(score))])
+            output.emit("place.unlocked", at: time, ["place": .string(puzzle.unlocks), "name": .string(places[puzzle.unlocks]?.name ?? puzzle.unlocks)])
         case "setDifficulty":
-            guard let value = arguments["value"].flatMap(Difficulty.init(rawValue:)) else { return refuse("difficulty is easy or medium") }
+            guard let value = arguments["value"].flatMap(Difficulty.init(rawValue:)) else { return refuse("difficulty is easy, medium or hard") }
             difficulty = value
             guidance = nil
             output.emit("difficulty.set", at: time, ["difficulty": .string(value.rawValue)])
@@ -308,4 +344,56 @@ public struct CampusExplorer: AppLogic {
             refuse("unknown action")
         }
     }
+
+    /// The add-place form checked whole: every problem, or the place and its id (the name's, in lower case with
+    /// dashes, when the form gives none).
+    private func checkedPlace(_ form: [String: String]) -> Result<(String, CampusPlace), FormProblems> {
+        var problems: [String] = []
+        func text(_ key: String) -> String? { form[key].flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 } }
+        let empty = ["name", "lat", "lon", "description"].filter { text($0) == nil }
+        if !empty.isEmpty { problems.append("fill in every field; empty: \(empty.joined(separator: ", "))") }
+        func coordinate(_ key: String, _ range: ClosedRange<Double>) -> Double? {
+            guard let given = text(key) else { return nil }
+            guard let value = Double(given), range.contains(value) else {
+                problems.append("\(key) \(given) is not a valid coordinate; expected \(Int(range.lowerBound))…\(Int(range.upperBound)) degrees")
+                return nil
+            }
+            return value
+        }
+        let lat = coordinate("lat", -90...90), lon = coordinate("lon", -180...180)
+        for key in ["name", "description"] {
+            guard let value = text(key) else { continue }
+            let illegal = value.filter { !($0.isLetter || $0.isNumber || $0 == " " || Self.allowedPunctuation.contains($0)) }
+            if !illegal.isEmpty { problems.append("\(key) has illegal characters: \(String(Set(illegal)).sorted().map { "'\($0)'" }.joined(separator: " "))") }
+        }
+        if let name = text("name"), !CampusMap.Limits.nameLength.contains(name.count) {
+            problems.append("name has \(name.count) characters; expected 1–64")
+        }
+        let radius = text("radius").flatMap(Double.init)
+        if let given = text("radius"), radius.map({ !CampusMap.Limits.radius.contains($0) }) ?? true {
+            problems.append("radius \(given) is out of range; expected 5…500 m")
+        }
+        let name = text("name") ?? ""
+        let id = text("id") ?? name.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: "-")
+        if let same = places.first(where: { $0.value.name?.lowercased() == name.lowercased() && !name.isEmpty }) {
+            problems.append("'\(name)' already exists (\(same.key))")
+        } else if places[id] != nil, !id.isEmpty {
+            problems.append("the id '\(id)' is already a place")
+        }
+        if let lat, let lon {
+            let here = GeoCoordinate(latitude: lat, longitude: lon)
+            if let near = places.sorted(by: { $0.key < $1.key }).first(where: { ($0.value.coordinate?.distance(to: here) ?? .infinity) <= Self.duplicateDistance }) {
+                problems.append("\(near.value.name ?? near.key) is already at that position")
+            }
+        }
+        guard problems.isEmpty else { return .failure(FormProblems(problems)) }
+        return .success((id, CampusPlace(name: name, lat: lat, lon: lon, radius: radius, info: text("description"))))
+    }
+}
+
+/// What is wrong with a form, every problem in order.
+struct FormProblems: Error {
+    var problems: [String]
+    init(_ problems: [String]) { self.problems = problems }
+    func joined(separator: String) -> String { problems.joined(separator: separator) }
 }

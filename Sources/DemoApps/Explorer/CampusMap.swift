@@ -58,6 +58,31 @@ public enum Difficulty: String, Sendable, Hashable, Codable, CaseIterable {
     case easy
     /// The place's hint, then warmer or colder as the distance changes.
     case medium
+    /// As medium, and the puzzle list opens: solving a puzzle scores and unlocks a secret place.
+    case hard
+}
+
+/// A hard-difficulty puzzle: a question whose answer unlocks a secret place.
+public struct CampusPuzzle: Sendable, Hashable, Codable {
+    /// The puzzle's id.
+    public var id: String
+    /// What the player is asked.
+    public var question: String
+    /// The answer, compared without case or surrounding spaces.
+    public var answer: String
+    /// The secret place it unlocks: one of the map's places, left out of arrival and pointing until then.
+    public var unlocks: String
+    /// The score for solving it.
+    public var score: Int?
+
+    /// Creates a puzzle.
+    public init(id: String, question: String, answer: String, unlocks: String, score: Int? = nil) {
+        self.id = id
+        self.question = question
+        self.answer = answer
+        self.unlocks = unlocks
+        self.score = score
+    }
 }
 
 /// The campus explorer's configuration: places, the route of targets, messages and tuning.
@@ -81,6 +106,8 @@ public struct CampusMap: Sendable, Hashable, Codable {
     public var pointingRange: Double?
     /// Messages already left.
     public var messages: [CampusMessage]?
+    /// The hard difficulty's puzzles; the places they unlock are secret until then.
+    public var puzzles: [CampusPuzzle]?
 
     /// The rules a place or message must keep.
     public enum Limits {
@@ -139,6 +166,13 @@ public struct CampusMap: Sendable, Hashable, Codable {
         }
         if let radius = arrivalRadius, !Limits.radius.contains(radius) {
             throw AppConfigError(field: "arrivalRadius", "\(radius) is out of range; expected 5…500 m")
+        }
+        for (index, puzzle) in (puzzles ?? []).enumerated() {
+            if places?[puzzle.unlocks] == nil { throw AppConfigError(field: "puzzles[\(index)].unlocks", "'\(puzzle.unlocks)' is not a place") }
+            if puzzle.answer.allSatisfy(\.isWhitespace) { throw AppConfigError(field: "puzzles[\(index)].answer", "empty") }
+            if route.contains(puzzle.unlocks) {
+                throw AppConfigError(field: "puzzles[\(index)].unlocks", "'\(puzzle.unlocks)' is on the route, so it cannot be secret")
+            }
         }
         for (index, message) in (messages ?? []).enumerated() {
             if places?[message.place] == nil { throw AppConfigError(field: "messages[\(index)].place", "'\(message.place)' is not a place") }
