@@ -364,6 +364,19 @@ struct SpeakerFailureTests {
         #expect(missing.output.contains("\(folder)/none.wav: System error"), "\(missing.output)")
     }
 
+    /// The viewer's shipped clips against its guard's ceiling (−20 LUFS, `ExperienceViewer.loudness`): the two
+    /// tones are too loud and are named; the spoken welcome is within it. The viewer plays them limited.
+    @Test func audioCheckFlagsShippedClipsAboveTheViewersCeiling() throws {
+        let clips = ["bell.wav", "hall-welcome.wav", "welcome.wav"].map { packageRoot + "/traces/viewer/clips/" + $0 }
+        let (status, output) = try runProcess(halExecutable, ["audio", "check", "--ceiling=-20"] + clips, timeout: 30)
+        #expect(status == 1)
+        let lines = output.split(separator: "\n")
+        #expect(lines.count == 3, "\(output)")
+        #expect(lines.filter { $0.contains("LOUD: above the -20 LUFS ceiling") }.map { $0.split(separator: " ")[0].split(separator: "/").last! }
+            == ["bell.wav", "welcome.wav"], "\(output)")
+        #expect(lines.contains { $0.contains("hall-welcome.wav") && $0.hasSuffix("ok") }, "\(output)")
+    }
+
     @Test func audioCheckFlagsClipsAboveTheCeiling() throws {
         let folder = try makeScratchFolder()
         try SoundFile.writeWAV(tone(frequency: 997, amplitude: 0.9, seconds: 1, sampleRate: 48000), to: folder + "/loud.wav")
