@@ -68,4 +68,55 @@ import Testing
         #expect(log.named("capture.saved").count == 1)
         #expect(log.named("camera.framesDropped").map { $0.attributes["count"] } == [.int(2), .int(76)])
     }
+
+    static func touch(_ seconds: Double, _ phase: PointerPhase, _ pointer: Int, _ x: Double, _ y: Double) -> AppInput {
+        .reading(.pointer(PointerEvent(timestamp: at(seconds), pointer: pointer, phase: phase, x: x, y: y)))
+    }
+
+    @Test func theCropViewMovesAndScalesTheBoxInTheCardsRatioInsideThePhotoBeforeSaving() async throws {
+        var config = FieldGuideConfig()
+        config.cropBeforeSaving = true
+        let key = { (seconds: Double) in AppInput.reading(.key(KeyEvent(timestamp: at(seconds), code: 212, state: .press))) }
+        let command = { (seconds: Double, action: String, arguments: [String: String]) in
+            AppInput.command(AppCommand(timestamp: at(seconds), action: action, arguments: arguments))
+        }
+        var inputs = [Self.fix(1), Self.frame(1.5, sequence: 1, format: .grey, width: 200, height: 140, bytesPerPixel: 1), key(2)]
+        inputs += [Self.touch(2.1, .press, 0, 0.5, 0.5), Self.touch(2.2, .move, 0, 0.3, 0.5), Self.touch(2.3, .release, 0, 0.1, 0.5)]  // far left: stops at the edge
+        inputs += [Self.touch(3, .press, 0, 0.45, 0.4), Self.touch(3.05, .press, 1, 0.55, 0.4)]  // fingers 0.1 apart…
+        inputs += [Self.touch(3.1, .move, 0, 0.35, 0.4), Self.touch(3.15, .move, 1, 0.65, 0.4)]  // …then 0.3: a third as wide
+        inputs += [Self.touch(3.2, .release, 1, 0.65, 0.4), Self.touch(3.25, .release, 0, 0.35, 0.4)]
+        inputs += [command(4, "scaleCrop", ["factor": "0.01"]), command(5, "moveCrop", ["dx": "500", "dy": "500"])]  // the smallest, bottom right
+        inputs += [command(6, "scaleCrop", ["factor": "100"]), key(7)]  // the largest again, and saved
+        inputs += [Self.frame(7.9, sequence: 2, format: .grey, width: 200, height: 140, bytesPerPixel: 1), Self.fix(7.9)]
+        inputs += [key(8), Self.touch(8.5, .press, 0, 0.1, 0.9), Self.touch(8.55, .release, 0, 0.1, 0.9)]  // captured, cancelled
+        inputs += [command(9, "cancelCrop", [:]), command(9.5, "scaleCrop", ["factor": "-1"])]
+        var runner = AppRunner(logic: try FieldGuide(config: config))
+        var log = await runner.start(at: .zero)
+        for input in inputs { log += await runner.feed(input) }
+        #expect(log.filter { $0.name.hasPrefix("crop.") }.map { "\($0.name) \($0.attributes["crop"]!)" } == [
+            "crop.shown 50,0,100,140",  // 5:7, centred
+            "crop.changed 0,0,100,140",  // moved 80 px left, held at the edge
+            "crop.changed 34,47,33,46",  // scaled by 0.1/0.3 about its centre, 33 × 33·7/5
+            "crop.changed 43,59,16,22",  // the smallest box
+            "crop.changed 184,118,16,22",  // inside the photo however far it moves
+            "crop.changed 100,0,100,140",  // the largest: the whole height
+            "crop.shown 50,0,100,140",
+        ])
+        #expect(log.named("capture.saved").map { $0.attributes["crop"] } == [.string("100,0,100,140")])
+        #expect(log.named("capture.cancelled").count == 1)
+        #expect(log.named("command.refused").map { $0.attributes["reason"] } == [
+            .string("no capture is being cropped"), .string("no capture is being cropped"),
+        ])
+        let entry = try #require(runner.logic.entries.first)
+        #expect(entry.frame.width == 100 && entry.frame.height == 140)
+        guard case .bytes(let pixels) = entry.frame.storage else { Issue.record("no pixels"); return }
+        #expect(pixels[0] == 100)  // column 100 of row 0
+        for box in [FaceBox(x: 0, y: 0, width: 40, height: 56), FaceBox(x: 150, y: 80, width: 50, height: 60)] {
+            for scale in [0.5, 1, 3] {
+                let adjusted = FieldGuide.adjusted(box, moveX: 37, moveY: -91, scale: scale, width: 200, height: 140, aspect: (5, 7), format: .yuyv)
+                #expect(adjusted.x >= 0 && adjusted.y >= 0 && adjusted.x + adjusted.width <= 200 && adjusted.y + adjusted.height <= 140)
+                #expect(adjusted.x % 2 == 0 && adjusted.width % 2 == 0 && abs(Double(adjusted.height) / Double(adjusted.width) - 1.4) < 0.1)
+            }
+        }
+    }
 }

@@ -9,6 +9,9 @@ public struct FieldGuideConfig: Sendable, Hashable, Codable {
     public var maxFixAge: Double?
     /// The oldest frame a capture accepts, seconds; 1 by default.
     public var maxFrameAge: Double?
+    /// Whether a capture opens the crop view, where the box is moved and scaled before the entry is saved
+    /// (PhyloDex's crop step); off by default, so that a capture saves the centred crop at once.
+    public var cropBeforeSaving: Bool?
 
     /// Creates settings.
     public init(cardAspect: [Int] = [5, 7], maxFixAge: Double = 10, maxFrameAge: Double = 1) {
@@ -38,6 +41,8 @@ public struct FieldEntry: Sendable, Hashable {
     public var crop: FaceBox
     /// Where the photo was taken.
     public var fix: LocationFix
+    /// When the photo was taken.
+    public var taken: Timestamp
 }
 
 /// The field guide (PhyloDex): capture a camera frame together with the current location into an entry,
@@ -48,6 +53,12 @@ public struct FieldEntry: Sendable, Hashable {
 /// is older than ``FieldGuideConfig/maxFrameAge``, there is no fix (or the last fix was lost), or the fix
 /// is older than ``FieldGuideConfig/maxFixAge``. A gap in frame sequence numbers shows `camera.framesDropped`;
 /// a frame cut short (``HAL/Frame/damage``) shows `camera.frameDamaged` and is never captured.
+///
+/// **The crop view** (``FieldGuideConfig/cropBeforeSaving``): a capture shows the card-shaped box on the photo
+/// (`crop.shown`). A one-finger drag on the photo moves it, a two-finger pinch scales it (spreading the fingers
+/// zooms in: a smaller box), always in the card's ratio and inside the photo (`crop.changed`); the commands
+/// `moveCrop dx dy` (pixels) and `scaleCrop factor` do the same. The shutter, the camera key or `capture` saves the
+/// entry with that box (`capture.saved`); **Cancel** (x 0–0.3, y 0.85–1) or `cancelCrop` drops it (`capture.cancelled`).
 public struct FieldGuide: AppLogic {
     /// `fieldguide`.
     public static let name = "fieldguide"
@@ -55,6 +66,10 @@ public struct FieldGuide: AppLogic {
     public static let shutter = ScreenRegion(x: 0.35, y: 0.85, width: 0.3, height: 0.15)
     /// `KEY_CAMERA` in `linux/input-event-codes.h`.
     public static let cameraKey = 212
+    /// The crop view's cancel button.
+    public static let cancelButton = ScreenRegion(x: 0, y: 0.85, width: 0.3, height: 0.15)
+    /// The smallest crop box, pixels wide.
+    public static let minimumCropWidth = 16
 
     private let config: FieldGuideConfig
     private var frame: Frame?
@@ -62,6 +77,11 @@ public struct FieldGuide: AppLogic {
     private var fix: LocationFix?
     private var fixLost = false
     private var taps = TapDetector()
+    /// The capture in the crop view: the whole frame and the box so far.
+    private var pending: FieldEntry?
+    /// Fingers down on the screen, for the pinch, and the distance between two when the second went down.
+    private var fingers: [Int: (x: Double, y: Double)] = [:]
+    private var pinchStart: Double?
     /// The entries captured so far.
     public private(set) var entries: [FieldEntry] = []
 
@@ -101,17 +121,118 @@ public struct FieldGuide: AppLogic {
         case .reading(.key(let key), _) where key.code == Self.cameraKey && key.state == .press:
             capture(at: key.timestamp, output: &output)
         case .reading(.pointer(let event), _):
-            if let tap = taps.handle(event), Self.shutter.contains(x: tap.x, y: tap.y) { capture(at: event.timestamp, output: &output) }
-        case .command(let command) where command.action == "capture":
-            capture(at: command.timestamp, output: &output)
+            handle(event, output: &output)
         case .command(let command):
-            output.refuse(command, "unknown action")
+            handle(command, output: &output)
         default:
             break
         }
     }
 
+    private mutating func handle(_ command: AppCommand, output: inout AppOutput) {
+        let time = command.timestamp
+        switch command.action {
+        case "capture", "saveCrop":
+            capture(at: time, output: &output)
+        case "cancelCrop":
+            guard pending != nil else { return output.refuse(command, "no capture is being cropped") }
+            cancel(at: time, output: &output)
+        case "moveCrop", "scaleCrop":
+            guard pending != nil else { return output.refuse(command, "no capture is being cropped") }
+            let number = { (key: String, fallback: Double) in command.arguments[key].map { Double($0) } ?? fallback }
+            guard let dx = number("dx", 0), let dy = number("dy", 0), let factor = number("factor", 1), factor > 0 else {
+                return output.refuse(command, "dx and dy are pixels, factor a number above 0")
+            }
+            adjustCrop(moveX: dx, moveY: dy, scale: factor, at: time, output: &output)
+        default:
+            output.refuse(command, "unknown action")
+        }
+    }
+
+    private mutating func handle(_ event: PointerEvent, output: inout AppOutput) {
+        let time = event.timestamp
+        switch event.phase {
+        case .press, .move:
+            fingers[event.pointer] = (event.x, event.y)
+        case .release, .cancel:
+            break
+        }
+        let distance: Double? = fingers.count == 2 ? {
+            let points = fingers.values.map { $0 }
+            return ((points[0].x - points[1].x) * (points[0].x - points[1].x) + (points[0].y - points[1].y) * (points[0].y - points[1].y)).squareRoot()
+        }() : nil
+        if event.phase == .press, fingers.count == 2 {
+            pinchStart = distance
+            taps = TapDetector()  // two fingers down: no tap, no drag
+        }
+        if event.phase == .release || event.phase == .cancel {
+            if let start = pinchStart, fingers.count == 2 {
+                pinchStart = nil
+                fingers[event.pointer] = (event.x, event.y)
+                let points = fingers.values.map { $0 }
+                let end = ((points[0].x - points[1].x) * (points[0].x - points[1].x) + (points[0].y - points[1].y) * (points[0].y - points[1].y)).squareRoot()
+                if pending != nil, start > 0, end > 0 { adjustCrop(moveX: 0, moveY: 0, scale: start / end, at: time, output: &output) }
+            }
+            fingers[event.pointer] = nil
+            if pinchStart == nil, fingers.isEmpty == false { return }
+        }
+        guard pinchStart == nil else { return }
+        switch taps.gesture(event) {
+        case .tap(let x, let y):
+            if Self.shutter.contains(x: x, y: y) {
+                capture(at: time, output: &output)
+            } else if pending != nil, Self.cancelButton.contains(x: x, y: y) {
+                cancel(at: time, output: &output)
+            }
+        case .swipe(let x, let y, let dx, let dy):
+            guard let entry = pending, y < Self.shutter.y, x >= 0 else { return }
+            adjustCrop(moveX: dx * Double(entry.frame.width), moveY: dy * Double(entry.frame.height), scale: 1, at: time, output: &output)
+        case .longPress, nil:
+            break
+        }
+    }
+
+    private mutating func cancel(at time: Timestamp, output: inout AppOutput) {
+        guard let entry = pending else { return }
+        pending = nil
+        output.emit("capture.cancelled", at: time, ["entry": .int(Int64(entry.number))])
+    }
+
+    private mutating func adjustCrop(moveX: Double, moveY: Double, scale: Double, at time: Timestamp, output: inout AppOutput) {
+        guard var entry = pending else { return }
+        let aspect = config.cardAspect ?? [5, 7]
+        entry.crop = Self.adjusted(
+            entry.crop, moveX: moveX, moveY: moveY, scale: scale, width: entry.frame.width, height: entry.frame.height,
+            aspect: (aspect[0], aspect[1]), format: entry.frame.pixelFormat)
+        pending = entry
+        output.emit("crop.changed", at: time, ["entry": .int(Int64(entry.number)), "crop": .string(Self.describe(entry.crop))])
+    }
+
+    private static func describe(_ crop: FaceBox) -> String { "\(crop.x),\(crop.y),\(crop.width),\(crop.height)" }
+
+    /// `box` moved by `moveX`, `moveY` pixels and scaled by `scale` about its centre, in the card's ratio, at least
+    /// ``minimumCropWidth`` wide, at most the largest card that fits, and inside the frame.
+    public static func adjusted(
+        _ box: FaceBox, moveX: Double, moveY: Double, scale: Double, width: Int, height: Int, aspect: (Int, Int), format: PixelFormat
+    ) -> FaceBox {
+        let even = format == .yuyv || format == .nv12
+        func align(_ value: Int) -> Int { even ? value & ~1 : value }
+        let largest = cardCrop(width: width, height: height, aspect: aspect, format: format)
+        let smallest = min(largest.width, minimumCropWidth)
+        let newWidth = align(min(largest.width, max(smallest, Int((Double(box.width) * scale).rounded()))))
+        let newHeight = newWidth == largest.width ? largest.height : align(newWidth * aspect.1 / aspect.0)
+        let centreX = Double(box.x) + Double(box.width) / 2 + moveX
+        let centreY = Double(box.y) + Double(box.height) / 2 + moveY
+        let x = align(min(max(0, Int((centreX - Double(newWidth) / 2).rounded())), width - newWidth))
+        let y = align(min(max(0, Int((centreY - Double(newHeight) / 2).rounded())), height - newHeight))
+        return FaceBox(x: x, y: y, width: newWidth, height: newHeight)
+    }
+
     private mutating func capture(at time: Timestamp, output: inout AppOutput) {
+        if let entry = pending {
+            pending = nil
+            return save(entry, at: time, output: &output)
+        }
         func refuse(_ reason: String) { output.emit("capture.refused", at: time, ["reason": .string(reason)]) }
         guard let frame else { return refuse("no camera frame") }
         let frameAge = frame.timestamp.duration(to: time).seconds
@@ -125,13 +246,23 @@ public struct FieldGuide: AppLogic {
         }
         let aspect = config.cardAspect ?? [5, 7]
         let crop = Self.cardCrop(width: frame.width, height: frame.height, aspect: (aspect[0], aspect[1]), format: frame.pixelFormat)
-        let entry = FieldEntry(number: entries.count + 1, frame: Self.cropped(frame, to: crop), crop: crop, fix: fix)
-        entries.append(entry)
+        let entry = FieldEntry(number: entries.count + 1, frame: frame, crop: crop, fix: fix, taken: time)
+        guard config.cropBeforeSaving == true else { return save(entry, at: time, output: &output) }
+        pending = entry
+        output.emit("crop.shown", at: time, ["entry": .int(Int64(entry.number)), "crop": .string(Self.describe(crop))])
+    }
+
+    /// Saves `entry` (whose frame is still whole) cut to its crop.
+    private mutating func save(_ entry: FieldEntry, at time: Timestamp, output: inout AppOutput) {
+        var saved = entry
+        saved.frame = Self.cropped(entry.frame, to: entry.crop)
+        entries.append(saved)
+        let fix = entry.fix
         output.emit("capture.saved", at: time, [
-            "entry": .int(Int64(entry.number)), "frame": .int(Int64(frame.sequence)),
+            "entry": .int(Int64(entry.number)), "frame": .int(Int64(entry.frame.sequence)),
             "lat": .rounded(fix.coordinate!.latitude, places: 6), "lon": .rounded(fix.coordinate!.longitude, places: 6),
-            "accuracy": fix.horizontalAccuracy.map { .rounded($0) } ?? .string("unknown"), "fixAge": .rounded(fixAge),
-            "crop": .string("\(crop.x),\(crop.y),\(crop.width),\(crop.height)"),
+            "accuracy": fix.horizontalAccuracy.map { .rounded($0) } ?? .string("unknown"),
+            "fixAge": .rounded(fix.timestamp.duration(to: entry.taken).seconds), "crop": .string(Self.describe(entry.crop)),
         ])
     }
 
