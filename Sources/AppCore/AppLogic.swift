@@ -71,6 +71,8 @@ public protocol AppLogic: Sendable {
     var nextDeadline: Timestamp? { get }
     /// Fires every timer due at or before `time`.
     mutating func advance(to time: Timestamp, output: inout AppOutput)
+    /// Reads what an earlier run stored, before ``start(at:output:)``. Errors name the file and the field.
+    mutating func restore(from storage: any AppStorage) throws
 }
 
 extension AppLogic {
@@ -78,4 +80,6 @@ extension AppLogic {
     public var nextDeadline: Timestamp? { nil }
     /// No timers to fire.
     public mutating func advance(to time: Timestamp, output: inout AppOutput) {}
+    /// Nothing stored.
+    public mutating func restore(from storage: any AppStorage) throws {}
 }

@@ -22,6 +22,16 @@ public struct AppOutput: Sendable, Hashable {
     public var events: [AppEvent] = []
     /// The speaker requests, in the order they must be carried out.
     public var requests: [SpeakerRequest] = []
+    /// Files to write to the app's ``AppStorage``, in order.
+    public var stored: [StoredFile] = []
+
+    /// A file an app writes to its storage.
+    public struct StoredFile: Sendable, Hashable {
+        /// The file's name in the storage.
+        public var name: String
+        /// What it holds.
+        public var contents: StoredContents
+    }
 
     /// Creates an empty output.
     public init() {}
@@ -34,6 +44,11 @@ public struct AppOutput: Sendable, Hashable {
     /// Adds `command.refused` for a command the app cannot carry out, with the reason a user can act on.
     public mutating func refuse(_ command: AppCommand, _ reason: String) {
         emit("command.refused", at: command.timestamp, ["action": .string(command.action), "reason": .string(reason)])
+    }
+
+    /// Writes a file to the app's storage (carried out by the runner; an error is logged as `storage.failed`).
+    public mutating func store(_ contents: StoredContents, as name: String) {
+        stored.append(StoredFile(name: name, contents: contents))
     }
 
     /// Adds a speaker request.

@@ -22,19 +22,34 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// Where speaker requests go, if anywhere.
     public let speaker: (any Speaker)?
     private let virtualSpeaker: (any VirtualTimeSpeaker)?
+    /// Where the app's stored files go, if anywhere.
+    public let storage: (any AppStorage)?
+    private var storageFailed = false
     private var speakerFailed = false
     private var lastTime: Timestamp?
 
-    /// Creates a runner.
-    public init(logic: Logic, speaker: (any Speaker)? = nil) {
+    /// Creates a runner. With `storage`, the app restores from it before it starts, and its stored files go to it.
+    public init(logic: Logic, speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil) {
         self.logic = logic
         self.speaker = speaker
+        self.storage = storage
         self.virtualSpeaker = speaker as? any VirtualTimeSpeaker
     }
 
     /// Starts the app at `time`.
+    ///
+    /// A storage the app cannot restore from is logged as `storage.failed`, and the app starts empty; nothing is
+    /// written to that storage in the run, so what is there stays for repair.
     public mutating func start(at time: Timestamp) async -> [AppEvent] {
         var output = AppOutput()
+        if let storage {
+            do {
+                try logic.restore(from: storage)
+            } catch {
+                output.emit("storage.failed", at: time, ["error": .string("\(error)")])
+                storageFailed = true
+            }
+        }
         logic.start(at: time, output: &output)
         lastTime = time
         return await carryOut(output)
@@ -123,6 +138,15 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private mutating func carryOut(_ output: AppOutput) async -> [AppEvent] {
         var events = output.events
         let time = events.last?.timestamp ?? lastTime ?? .zero
+        if let storage, !storageFailed {
+            for file in output.stored {
+                do {
+                    try storage.write(file.contents, as: file.name)
+                } catch {
+                    events.append(AppEvent(timestamp: time, name: "storage.failed", attributes: ["file": .string(file.name), "error": .string("\(error)")]))
+                }
+            }
+        }
         guard !output.requests.isEmpty else { return events }
         // A virtual-time speaker takes the requests at their time; what is due by then has been delivered.
         if !speakerFailed { events += await deliverPlayback(upTo: time) }

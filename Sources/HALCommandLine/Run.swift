@@ -35,6 +35,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "A speaker URI for what the app plays and speaks, such as alsa:default or wav:out.wav.")
     var speaker: String?
 
+    @Option(help: "Keep what the app stores (such as the field guide's entries) in this folder, across runs; a replay stores in memory by default.")
+    var storage: String?
+
     @Option(help: "Write the inputs and the app's events (channel 'app') to this trace.")
     var record: String?
 
@@ -77,6 +80,7 @@ struct Run: AsyncParsableCommand {
         let catalog = HALCommandLine.catalog.withLock { $0 }
         let factory = makeDeviceFactory(searchFolders: search.folders)
         let speaker = try speaker.map { try factory.open($0, as: (any Speaker).self) }
+        let storage = storage.map { FolderAppStorage(path: $0) }
         let plan = try faults.map { try FaultPlan.load(path: $0) }
         var pacing = ReplayPacing.asFastAsPossible
         if realtime { pacing = .realtime } else if let rate { pacing = .rate(rate) }
@@ -85,12 +89,13 @@ struct Run: AsyncParsableCommand {
         if let config {
             let logic = try catalog.load(app, config: config)
             if !devices.isEmpty {
-                try await live(logic, factory: factory, speaker: speaker)
+                try await live(logic, factory: factory, speaker: speaker, storage: storage)
                 return
             }
             let inputs = try Trace.merging(inputs.map { try Trace.loadInput(path: $0) })
             func replay<Logic: AppLogic>(_ logic: Logic) async throws -> SessionResult {
-                var session = AppSession(logic, inputs: inputs, faults: plan, speaker: speaker, pacing: pacing, records: record != nil)
+                var session = AppSession(
+                    logic, inputs: inputs, faults: plan, speaker: speaker, storage: storage, pacing: pacing, records: record != nil)
                 session.appName = app
                 return try await session.run { log.print($0, start: $1) }
             }
@@ -100,7 +105,9 @@ struct Run: AsyncParsableCommand {
             guard scenario.file.app == app else {
                 throw ScriptError(file: scenario.path, "app: '\(scenario.file.app)', but this is `hal run \(app)`")
             }
-            result = try await scenario.run(catalog: catalog, speaker: speaker, pacing: pacing, faults: plan, records: record != nil) {
+            result = try await scenario.run(
+                catalog: catalog, speaker: speaker, storage: storage, pacing: pacing, faults: plan, records: record != nil
+            ) {
                 log.print($0, start: $1)
             }
         }
@@ -112,7 +119,7 @@ struct Run: AsyncParsableCommand {
         if check { try report(result) }
     }
 
-    private func live(_ logic: any AppLogic, factory: DeviceFactory, speaker: (any Speaker)?) async throws {
+    private func live(_ logic: any AppLogic, factory: DeviceFactory, speaker: (any Speaker)?, storage: (any AppStorage)?) async throws {
         var sources: [(channel: String, readings: AsyncThrowingStream<Reading, any Error>)] = []
         for uri in devices { sources.append((uri, try factory.open(uri, as: (any ReadingSource).self).anyReadings())) }
         let running = Task { [sources] in
@@ -120,7 +127,8 @@ struct Run: AsyncParsableCommand {
                 var log = EventPrinter()
                 let clock = MonotonicClock()
                 _ = try await AppSession<Logic>.live(
-                    logic, sources: sources, speaker: speaker, clock: clock, onDeviceError: { printError("device ended: \($0)") }
+                    logic, sources: sources, speaker: speaker, storage: storage, clock: clock,
+                    onDeviceError: { printError("device ended: \($0)") }
                 ) { batch, start in
                     log.print(batch, start: start)
                     log.flush()

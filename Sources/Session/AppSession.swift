@@ -38,6 +38,9 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// (``Audio/SpeechSynthesizer/estimatedDuration(of:)``, the same in every run), and the log shows when each
     /// started and ended. A live run with `nil` has no speaker.
     public var speaker: (any Speaker)?
+    /// Where the app keeps what outlasts a run; a fresh ``AppCore/InMemoryAppStorage`` for each replay when `nil`, so
+    /// that a replay gives the same events every time.
+    public var storage: (any AppStorage)?
     /// How fast the inputs are delivered. The events do not depend on it.
     public var pacing: ReplayPacing
     /// The clock that paces a paced replay.
@@ -52,10 +55,11 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// A session replaying `inputs` into `logic`.
     public init(
         _ logic: Logic, inputs: Trace, commands: [ScriptedCommand] = [], end: Double? = nil, faults: FaultPlan? = nil,
-        speaker: (any Speaker)? = nil, pacing: ReplayPacing = .asFastAsPossible,
+        speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil, pacing: ReplayPacing = .asFastAsPossible,
         pacingClock: any Clock<Duration> = ContinuousClock(), expectations: [EventExpectation] = [],
         records: Bool = false
     ) {
+        self.storage = storage
         self.logic = logic
         self.inputs = inputs
         self.commands = commands
@@ -84,7 +88,9 @@ public struct AppSession<Logic: AppLogic>: Sendable {
             let input = AppInput.speakerFailed(time(gone), reason: "the speaker disconnected (fault plan)")
             scripted.insert(input, at: scripted.firstIndex { $0.timestamp > input.timestamp } ?? scripted.endIndex)
         }
-        var runner = AppRunner(logic: logic, speaker: speaker ?? Self.simulatedSpeaker(latency: faults?.speakerLatency ?? .none))
+        var runner = AppRunner(
+            logic: logic, speaker: speaker ?? Self.simulatedSpeaker(latency: faults?.speakerLatency ?? .none),
+            storage: storage ?? InMemoryAppStorage.forReplay())
         var events: [AppEvent] = []
         func emit(_ batch: [AppEvent]) {
             onEvents(batch, start)
@@ -151,7 +157,7 @@ extension AppSession {
     /// task is cancelled; a source that fails is reported to `onDeviceError` and the others go on.
     public static func live<C: Clock>(
         _ logic: Logic, sources: [(channel: String, readings: AsyncThrowingStream<Reading, any Error>)],
-        speaker: (any Speaker)? = nil, clock: C, expectations: [EventExpectation] = [],
+        speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil, clock: C, expectations: [EventExpectation] = [],
         onDeviceError: @escaping @Sendable (any Error) -> Void = { _ in },
         onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }
     ) async throws -> SessionResult where C.Instant == Timestamp, C.Duration == Duration {
@@ -159,7 +165,7 @@ extension AppSession {
         let feedback = speaker.map { [$0.events(buffering: .unbounded).anyReadings()] } ?? []
         let start = clock.now
         let inputs = LiveInputs.merge(sources, feedback: feedback, clock: clock, onDeviceError: onDeviceError)
-        var runner = AppRunner(logic: logic, speaker: speaker)
+        var runner = AppRunner(logic: logic, speaker: speaker, storage: storage)
         var events: [AppEvent] = []
         do {
             try await runner.run(inputs, start: start) { batch in

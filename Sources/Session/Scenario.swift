@@ -75,7 +75,7 @@ public struct Scenario: Sendable {
     ///
     /// `faults` replaces the scenario's own plan. See ``AppSession`` for the merge order.
     public func run(
-        catalog: AppCatalog, speaker: (any Speaker)? = nil, pacing: ReplayPacing = .asFastAsPossible,
+        catalog: AppCatalog, speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil, pacing: ReplayPacing = .asFastAsPossible,
         pacingClock: any Clock<Duration> = ContinuousClock(), faults: FaultPlan? = nil, records: Bool = false,
         onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }
     ) async throws -> SessionResult {
@@ -84,7 +84,7 @@ public struct Scenario: Sendable {
         let plan = try faults ?? faultsPath.map { try FaultPlan.load(path: $0) }
         func run<Logic: AppLogic>(_ logic: Logic) async throws -> SessionResult {
             try await AppSession(
-                logic, inputs: inputs, commands: file.commands ?? [], end: file.end, faults: plan, speaker: speaker,
+                logic, inputs: inputs, commands: file.commands ?? [], end: file.end, faults: plan, speaker: speaker, storage: storage,
                 pacing: pacing, pacingClock: pacingClock, expectations: file.expect ?? [], records: records
             ).run(onEvents: onEvents)
         }

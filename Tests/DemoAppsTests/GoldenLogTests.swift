@@ -102,6 +102,33 @@ import TestSupport
         #expect(lines.contains { $0.contains(#""ch":"app","event":"speaker.started","data":{"latency":0.0,"text":"I want juice","voice":"en"}"#) })
     }
 
+    /// PhyloDex keeps its entries on the device: run the walk twice with the same storage folder, and the second run
+    /// starts with the first one's entries and numbers on; a damaged list is reported with the file and the field.
+    @Test func theFieldGuidesEntriesSurviveARestartInItsStorageFolder() async throws {
+        let folder = try makeScratchFolder()
+        let args = ["run", "fieldguide", packageRoot + "/traces/fieldguide/walk.run.json", "--storage", folder + "/guide"]
+        let first = try await runProcess(halExecutable, args, timeout: 60)
+        let second = try await runProcess(halExecutable, args, timeout: 60)
+        #expect(first.status == 0 && second.status == 0, "\(second.output)")
+        #expect(first.output.contains("guide.started cardAspect=5:7 entries=0"))
+        #expect(second.output.contains("guide.started cardAspect=5:7 entries=2"), "\(second.output)")
+        #expect(second.output.split(separator: "\n").filter { $0.contains("capture.saved") }.map { $0.split(separator: " ").first { $0.hasPrefix("entry=") }! }
+            == ["entry=3", "entry=4"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/guide").sorted()
+        #expect(files == ["entries.json", "entry-1.png", "entry-2.png", "entry-3.png", "entry-4.png"])
+        // The stored photo is the captured frame's file.
+        #expect(FileManager.default.contents(atPath: folder + "/guide/entry-2.png") == FileManager.default.contents(atPath: packageRoot + "/traces/fieldguide/frames/cam-16.png"))
+        // A replay without --storage starts empty every time: the golden log holds.
+        let plain = try await runProcess(halExecutable, ["run", "fieldguide", packageRoot + "/traces/fieldguide/walk.run.json"], timeout: 60)
+        #expect(plain.output == (try String(contentsOfFile: packageRoot + "/traces/fieldguide/walk.events.log", encoding: .utf8)))
+        try #"[{"number": 1, "taken": 0, "crop": [1, 2, 3]}]"#.write(toFile: folder + "/guide/entries.json", atomically: true, encoding: .utf8)
+        let damaged = try await runProcess(halExecutable, args, timeout: 60)
+        #expect(damaged.output.contains(#"storage.failed error="entries.json: [0].photo: missing""#), "\(damaged.output)")
+        #expect(damaged.output.contains("guide.started cardAspect=5:7 entries=0"))
+        // Nothing is written over the damaged list: it stays for repair.
+        #expect(try String(contentsOfFile: folder + "/guide/entries.json", encoding: .utf8) == #"[{"number": 1, "taken": 0, "crop": [1, 2, 3]}]"#)
+    }
+
     @Test func aRecordedRunKeepsItsFramesInItsOwnFolder() async throws {
         let folder = try makeScratchFolder()
         let run = try await runProcess(

@@ -72,4 +72,25 @@ import TraceFormat
         #expect(recording.header.channels.map(\.id) == trace.header.channels.map(\.id) + ["app"])
         #expect(recording.records.filter { recording.header.channels[$0.channel].id == "app" }.count == result.events.count)
     }
+
+    /// The field guide in-process, twice over one in-memory storage: the second run restores the first's entries;
+    /// a folder storage keeps an app inside its folder.
+    @Test func anAppRestoresWhatItStoredAndStorageNamesStayInTheFolder() async throws {
+        let trace = try Trace.merging([Trace.loadInput(path: packageRoot + "/traces/fieldguide/walk.jsonl")])  // frame paths from here
+        let storage = InMemoryAppStorage.forReplay()
+        var config = FieldGuideConfig(maxFixAge: 3)
+        config.cropBeforeSaving = true
+        for run in 0..<2 {
+            let result = try await AppSession(try FieldGuide(config: config), inputs: trace, storage: storage).run()
+            #expect(!result.events.contains { $0.name == "storage.failed" }, "\(result.logLines.filter { $0.contains("storage") })")
+            #expect(result.events.first?.attributes["entries"] == .int(Int64(2 * run)))
+            #expect(result.events.filter { $0.name == "capture.saved" }.map { $0.attributes["entry"] } == [.int(Int64(2 * run + 1)), .int(Int64(2 * run + 2))])
+        }
+        #expect(storage.contents.keys.sorted() == ["entries.json", "entry-1.png", "entry-2.png", "entry-3.png", "entry-4.png"])
+        let folder = FolderAppStorage(path: try makeScratchFolder() + "/store")
+        #expect(throws: ScriptError.self) { try folder.write(.bytes([1]), as: "../escape") }
+        #expect(throws: ScriptError.self) { try folder.write(.bytes([1]), as: "a/b") }
+        try folder.write(.bytes([1, 2]), as: "ok")
+        #expect(try folder.read("ok") == [1, 2] && folder.read("missing") == nil)
+    }
 }

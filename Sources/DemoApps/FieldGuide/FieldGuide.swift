@@ -1,4 +1,5 @@
 public import AppCore
+import Foundation
 public import HAL
 
 /// The field guide's settings.
@@ -59,6 +60,11 @@ public struct FieldEntry: Sendable, Hashable {
 /// zooms in: a smaller box), always in the card's ratio and inside the photo (`crop.changed`); the commands
 /// `moveCrop dx dy` (pixels) and `scaleCrop factor` do the same. The shutter, the camera key or `capture` saves the
 /// entry with that box (`capture.saved`); **Cancel** (x 0–0.3, y 0.85–1) or `cancelCrop` drops it (`capture.cancelled`).
+///
+/// **Entries are kept** in the app's ``AppCore/AppStorage``: each saved entry's photo as `entry-N.png` (or `.jpg`,
+/// or `.raw` for pixels), and the list with the crops and fixes as ``storeFile``. A run restores them first
+/// (`guide.started entries=N`), so numbering goes on across runs; `hal run fieldguide --storage DIR` keeps them in a
+/// folder.
 public struct FieldGuide: AppLogic {
     /// `fieldguide`.
     public static let name = "fieldguide"
@@ -70,6 +76,8 @@ public struct FieldGuide: AppLogic {
     public static let cancelButton = ScreenRegion(x: 0, y: 0.85, width: 0.3, height: 0.15)
     /// The smallest crop box, pixels wide.
     public static let minimumCropWidth = 16
+    /// The entry list's file in the app's storage.
+    public static let storeFile = "entries.json"
 
     private let config: FieldGuideConfig
     private var frame: Frame?
@@ -93,7 +101,96 @@ public struct FieldGuide: AppLogic {
 
     public mutating func start(at time: Timestamp, output: inout AppOutput) {
         let aspect = config.cardAspect ?? [5, 7]
-        output.emit("guide.started", at: time, ["cardAspect": .string("\(aspect[0]):\(aspect[1])")])
+        output.emit("guide.started", at: time, ["cardAspect": .string("\(aspect[0]):\(aspect[1])"), "entries": .int(Int64(entries.count))])
+    }
+
+    /// One entry as ``storeFile`` keeps it; the photo is in its own file.
+    struct StoredEntry: Codable {
+        var number: Int
+        var taken: Int64
+        var crop: [Int]
+        var photo: String
+        var sequence: UInt64
+        var width: Int
+        var height: Int
+        var format: PixelFormat
+        var bytesPerRow: Int
+        var fixTime: Int64
+        var lat: Double
+        var lon: Double
+        var accuracy: Double?
+    }
+
+    /// Reads the entries an earlier run kept. Errors name the file and the field.
+    public mutating func restore(from storage: any AppStorage) throws {
+        guard let list = try storage.read(Self.storeFile) else { return }
+        let stored: [StoredEntry]
+        do {
+            stored = try JSONDecoder().decode([StoredEntry].self, from: Data(list))
+        } catch let error as DecodingError {
+            throw AppConfigError(field: "\(Self.storeFile): \(Self.path(of: error))", "\(Self.reason(of: error))")
+        }
+        entries = try stored.enumerated().map { index, entry in
+            guard entry.crop.count == 4 else { throw AppConfigError(field: "\(Self.storeFile): [\(index)].crop", "expected [x, y, width, height]") }
+            guard let photo = try storage.read(entry.photo) else {
+                throw AppConfigError(field: "\(Self.storeFile): [\(index)].photo", "'\(entry.photo)' is not in the storage")
+            }
+            let fix = LocationFix(
+                timestamp: Timestamp(nanoseconds: entry.fixTime), mode: .threeDimensional,
+                coordinate: GeoCoordinate(latitude: entry.lat, longitude: entry.lon), horizontalAccuracy: entry.accuracy)
+            return FieldEntry(
+                number: entry.number,
+                frame: Frame(
+                    timestamp: Timestamp(nanoseconds: entry.taken), sequence: entry.sequence, width: entry.width, height: entry.height,
+                    pixelFormat: entry.format, bytesPerRow: entry.bytesPerRow, storage: .bytes(photo)),
+                crop: FaceBox(x: entry.crop[0], y: entry.crop[1], width: entry.crop[2], height: entry.crop[3]), fix: fix,
+                taken: Timestamp(nanoseconds: entry.taken))
+        }
+    }
+
+    private static func path(of error: DecodingError) -> String {
+        let path: [any CodingKey]
+        switch error {
+        case .keyNotFound(let key, let context):
+            path = context.codingPath + [key]
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            path = context.codingPath
+        @unknown default:
+            path = []
+        }
+        return path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+
+    private static func reason(of error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound: "missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): context.debugDescription
+        @unknown default: "\(error)"
+        }
+    }
+
+    private static func photoName(of entry: FieldEntry) -> String {
+        "entry-\(entry.number)." + (entry.frame.pixelFormat == .png ? "png" : entry.frame.pixelFormat == .mjpeg ? "jpg" : "raw")
+    }
+
+    /// Writes the entry's photo and the whole list to the storage.
+    private func store(_ entry: FieldEntry, output: inout AppOutput) {
+        let photo = Self.photoName(of: entry)
+        switch entry.frame.storage {
+        case .bytes(let bytes): output.store(.bytes(bytes), as: photo)
+        case .file(let path): output.store(.copy(ofFile: path), as: photo)
+        }
+        let list = entries.map { entry in
+            StoredEntry(
+                number: entry.number, taken: entry.taken.nanoseconds, crop: [entry.crop.x, entry.crop.y, entry.crop.width, entry.crop.height],
+                photo: Self.photoName(of: entry),
+                sequence: entry.frame.sequence, width: entry.frame.width, height: entry.frame.height, format: entry.frame.pixelFormat,
+                bytesPerRow: entry.frame.bytesPerRow, fixTime: entry.fix.timestamp.nanoseconds, lat: entry.fix.coordinate!.latitude,
+                lon: entry.fix.coordinate!.longitude, accuracy: entry.fix.horizontalAccuracy)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        output.store(.bytes([UInt8]((try? encoder.encode(list)) ?? Data("[]".utf8))), as: Self.storeFile)
     }
 
     public mutating func handle(_ input: AppInput, output: inout AppOutput) {
@@ -246,7 +343,7 @@ public struct FieldGuide: AppLogic {
         }
         let aspect = config.cardAspect ?? [5, 7]
         let crop = Self.cardCrop(width: frame.width, height: frame.height, aspect: (aspect[0], aspect[1]), format: frame.pixelFormat)
-        let entry = FieldEntry(number: entries.count + 1, frame: frame, crop: crop, fix: fix, taken: time)
+        let entry = FieldEntry(number: (entries.last?.number ?? 0) + 1, frame: frame, crop: crop, fix: fix, taken: time)
         guard config.cropBeforeSaving == true else { return save(entry, at: time, output: &output) }
         pending = entry
         output.emit("crop.shown", at: time, ["entry": .int(Int64(entry.number)), "crop": .string(Self.describe(crop))])
@@ -257,6 +354,7 @@ public struct FieldGuide: AppLogic {
         var saved = entry
         saved.frame = Self.cropped(entry.frame, to: entry.crop)
         entries.append(saved)
+        store(saved, output: &output)
         let fix = entry.fix
         output.emit("capture.saved", at: time, [
             "entry": .int(Int64(entry.number)), "frame": .int(Int64(entry.frame.sequence)),

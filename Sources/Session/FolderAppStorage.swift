@@ -1,0 +1,57 @@
+public import AppCore
+import Foundation
+import TraceFormat
+
+/// An app's storage in a folder on disk (`hal run --storage DIR`): each file under its name, written whole through a
+/// temporary file and a rename, so a crash leaves the old file or the new one, never half of one.
+public struct FolderAppStorage: AppStorage {
+    /// The folder, created on the first write.
+    public let path: String
+
+    /// Storage in `path`.
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func read(_ name: String) throws -> [UInt8]? {
+        let file = try location(of: name)
+        guard FileManager.default.fileExists(atPath: file) else { return nil }
+        guard let data = FileManager.default.contents(atPath: file) else { throw ScriptError(file: file, "cannot read the stored file") }
+        return [UInt8](data)
+    }
+
+    public func write(_ contents: StoredContents, as name: String) throws {
+        let file = try location(of: name)
+        let data: Data
+        switch contents {
+        case .bytes(let bytes): data = Data(bytes)
+        case .copy(let source):
+            guard let read = FileManager.default.contents(atPath: source) else { throw ScriptError(file: source, "cannot read the file to store") }
+            data = read
+        }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        do {
+            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+        } catch {
+            throw ScriptError(file: file, "cannot write the stored file: \(error.localizedDescription)")
+        }
+    }
+
+    /// A name is one path component: an app cannot write outside its folder.
+    private func location(of name: String) throws -> String {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw ScriptError(file: path, "'\(name)' is not a file name of the app's storage")
+        }
+        return path + "/" + name
+    }
+}
+
+extension InMemoryAppStorage {
+    /// Empty storage in memory that copies files from disk: what a replay stores into.
+    public static func forReplay() -> InMemoryAppStorage {
+        InMemoryAppStorage { path in
+            guard let data = FileManager.default.contents(atPath: path) else { throw ScriptError(file: path, "cannot read the file to store") }
+            return [UInt8](data)
+        }
+    }
+}
