@@ -254,21 +254,17 @@ public struct FieldGuide: AppLogic {
         case .release, .cancel:
             break
         }
-        let distance: Double? = fingers.count == 2 ? {
-            let points = fingers.values.map { $0 }
-            return ((points[0].x - points[1].x) * (points[0].x - points[1].x) + (points[0].y - points[1].y) * (points[0].y - points[1].y)).squareRoot()
-        }() : nil
         if event.phase == .press, fingers.count == 2 {
-            pinchStart = distance
+            pinchStart = fingerSpread
             taps = TapDetector()  // two fingers down: no tap, no drag
         }
         if event.phase == .release || event.phase == .cancel {
             if let start = pinchStart, fingers.count == 2 {
                 pinchStart = nil
                 fingers[event.pointer] = (event.x, event.y)
-                let points = fingers.values.map { $0 }
-                let end = ((points[0].x - points[1].x) * (points[0].x - points[1].x) + (points[0].y - points[1].y) * (points[0].y - points[1].y)).squareRoot()
-                if pending != nil, start > 0, end > 0 { adjustCrop(moveX: 0, moveY: 0, scale: start / end, at: time, output: &output) }
+                if pending != nil, start > 0, let end = fingerSpread, end > 0 {
+                    adjustCrop(moveX: 0, moveY: 0, scale: start / end, at: time, output: &output)
+                }
             }
             fingers[event.pointer] = nil
             if pinchStart == nil, fingers.isEmpty == false { return }
@@ -287,6 +283,14 @@ public struct FieldGuide: AppLogic {
         case .longPress, nil:
             break
         }
+    }
+
+    /// How far apart two fingers on the screen are, in screen widths.
+    private var fingerSpread: Double? {
+        guard fingers.count == 2 else { return nil }
+        let points = Array(fingers.values)
+        let dx = points[0].x - points[1].x, dy = points[0].y - points[1].y
+        return (dx * dx + dy * dy).squareRoot()
     }
 
     private mutating func cancel(at time: Timestamp, output: inout AppOutput) {
