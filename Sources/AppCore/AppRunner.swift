@@ -27,24 +27,33 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private var storageFailed = false
     private var speakerFailed = false
     private var lastTime: Timestamp?
+    /// The driven speaker's events not yet handed to the app, oldest first, and whether a delivery is under way.
+    private var playbackQueue: [PlaybackEvent] = []
+    private var delivering = false
 
     /// Creates a runner. With `storage`, the app restores from it before it starts, and its stored files go to it.
-    public init(logic: Logic, speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil) {
+    ///
+    /// A ``HAL/VirtualTimeSpeaker`` is driven in the inputs' time unless `drivesSpeaker` is false: a live session,
+    /// whose speaker runs on its own clock and whose events come back as inputs, passes false.
+    public init(logic: Logic, speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil, drivesSpeaker: Bool = true) {
         self.logic = logic
         self.speaker = speaker
         self.storage = storage
-        self.virtualSpeaker = speaker as? any VirtualTimeSpeaker
+        self.virtualSpeaker = drivesSpeaker ? speaker as? any VirtualTimeSpeaker : nil
     }
 
     /// Starts the app at `time`.
     ///
     /// A storage the app cannot restore from is logged as `storage.failed`, and the app starts empty; nothing is
-    /// written to that storage in the run, so what is there stays for repair.
+    /// written to that storage in the run (each write the app asks for is logged as `storage.skipped`), so what is
+    /// there stays for repair.
     public mutating func start(at time: Timestamp) async -> [AppEvent] {
         var output = AppOutput()
         if let storage {
             do {
-                try logic.restore(from: storage)
+                var restored = logic  // a restore that fails halfway leaves the app as it was
+                try restored.restore(from: storage)
+                logic = restored
             } catch {
                 output.emit("storage.failed", at: time, ["error": .string("\(error)")])
                 storageFailed = true
@@ -52,7 +61,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         }
         logic.start(at: time, output: &output)
         lastTime = time
-        return await carryOut(output)
+        return await carryOut(output, at: time)
     }
 
     /// Fires the timers due up to the input's time, then delivers the input.
@@ -70,7 +79,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         if case .reading(.playback(let playback), _) = input { events.append(Self.logged(playback)) }
         var output = AppOutput()
         logic.handle(input, output: &output)
-        events += await carryOut(output)
+        events += await carryOut(output, at: time)
         return events
     }
 
@@ -86,7 +95,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
             } else if let timer {
                 var output = AppOutput()
                 logic.advance(to: timer, output: &output)
-                events += await carryOut(output)
+                events += await carryOut(output, at: timer)
             } else {
                 break
             }
@@ -96,15 +105,21 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     }
 
     /// Hands the app the virtual-time speaker's events due by `time`, each logged and then delivered as a playback
-    /// reading on channel `speaker`.
+    /// reading on channel `speaker`, in the order the speaker gave them: events that the app's answer to one of them
+    /// causes join the end of the queue, after the ones already due.
     private mutating func deliverPlayback(upTo time: Timestamp) async -> [AppEvent] {
         guard !speakerFailed, let virtualSpeaker else { return [] }
+        playbackQueue += virtualSpeaker.advance(to: time)
+        guard !delivering else { return [] }
+        delivering = true
+        defer { delivering = false }
         var events: [AppEvent] = []
-        for playback in virtualSpeaker.advance(to: time) {
+        while !playbackQueue.isEmpty, !speakerFailed {
+            let playback = playbackQueue.removeFirst()
             events.append(Self.logged(playback))
             var output = AppOutput()
             logic.handle(.reading(.playback(playback), channel: "speaker"), output: &output)
-            events += await carryOut(output)
+            events += await carryOut(output, at: playback.timestamp)
         }
         return events
     }
@@ -135,11 +150,15 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         if let end { try await onEvents(await advance(to: end)) }
     }
 
-    private mutating func carryOut(_ output: AppOutput) async -> [AppEvent] {
+    /// Carries out what the app asked for while handling something at `time`.
+    private mutating func carryOut(_ output: AppOutput, at time: Timestamp) async -> [AppEvent] {
         var events = output.events
-        let time = events.last?.timestamp ?? lastTime ?? .zero
-        if let storage, !storageFailed {
+        if let storage {
             for file in output.stored {
+                guard !storageFailed else {
+                    events.append(AppEvent(timestamp: time, name: "storage.skipped", attributes: ["file": .string(file.name)]))
+                    continue
+                }
                 do {
                     try storage.write(file.contents, as: file.name)
                 } catch {

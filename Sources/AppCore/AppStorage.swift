@@ -1,4 +1,4 @@
-public import HAL
+import HAL
 
 /// Where an app keeps what must outlast a run, such as a field guide's entries: named files in a place of its own.
 ///

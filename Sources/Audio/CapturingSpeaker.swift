@@ -6,8 +6,9 @@ public import HAL
 ///
 /// - Items queue: each starts when the one before ends, or after the ``HAL/SpeakerLatency`` delay if nothing is
 ///   playing (at once by default). Each `started` event says when the item was requested.
-/// - `pause` holds the item playing and everything after it; `resume` shifts them by the pause.
-///   Pausing when nothing is playing does nothing.
+/// - `pause` holds the item playing and everything after it; `resume` shifts them by the pause. A pause asked for
+///   while the first item waits out the latency holds it too: it starts that much later. Pausing when nothing is
+///   queued does nothing.
 /// - `stop` ends the current item now (`stopped`) and drops the items that had not started.
 /// - Events are delivered by a task sleeping on the injected clock, so with a `VirtualClock` they
 ///   come out as the test advances it. As a ``HAL/PlaybackEventSource`` the speaker can be recorded
@@ -115,9 +116,9 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
     public func pause() async throws {
         let now = currentTime
         update { state in
-            guard state.pausedAt == nil, let first = state.scheduled.first, first.startEmitted else { return }
+            guard state.pausedAt == nil, let first = state.scheduled.first else { return }
             state.pausedAt = now
-            emit(PlaybackEvent(timestamp: now, phase: .paused, item: state.captures[first.capture].item), in: &state)
+            if first.startEmitted { emit(PlaybackEvent(timestamp: now, phase: .paused, item: state.captures[first.capture].item), in: &state) }
         }
     }
 
@@ -202,7 +203,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
         if let loudnessGuard {
             let (guarded, report) = loudnessGuard.apply(to: audio)
             played = guarded
-            gain = report.gain == 0 ? nil : report.gain
+            gain = report.appliedGain
         }
         let now = currentTime
         update { state in
@@ -213,7 +214,9 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
             let delay = latency.delay(ofRequest: state.requests)
             state.requests += 1
             let previousEnd = state.scheduled.last.map { state.captures[$0.capture].end } ?? now
-            let start = max(now.advanced(by: delay), previousEnd)
+            // While paused, the resume shifts the queue by the whole pause: count the latency from the pause, so
+            // that the item starts after its request's latency or the item before, whichever is later.
+            let start = max((state.pausedAt ?? now).advanced(by: delay), previousEnd)
             state.captures.append(Capture(
                 item: item, requested: now, start: start, end: start.advanced(by: played.duration), duration: played.duration,
                 loudness: Loudness(measuring: played), gain: gain))
@@ -254,7 +257,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
         while let first = state.scheduled.first {
             let capture = state.captures[first.capture]
             if !first.startEmitted {
-                guard capture.start <= now else { return }
+                guard capture.start <= now, state.pausedAt.map({ capture.start <= $0 }) ?? true else { return }
                 emit(PlaybackEvent(timestamp: capture.start, phase: .started, item: capture.item, requested: capture.requested, gain: capture.gain), in: &state)
                 state.scheduled[0].startEmitted = true
             }

@@ -44,6 +44,9 @@ extension LoudnessGuard {
         /// Why, in words.
         public var reason: String
 
+        /// The gain, or `nil` when the guard left the audio as it was: what a `started` playback event says.
+        public var appliedGain: Double? { gain == 0 ? nil : gain }
+
         /// One line.
         public var description: String {
             String(format: "%.1f LUFS, peak %.1f dBTP -> gain %+.1f dB -> %.1f LUFS (%@)", measured.integrated, measured.truePeak, gain, result.integrated, reason)

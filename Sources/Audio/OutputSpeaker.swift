@@ -127,7 +127,7 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
         if let loudnessGuard = pending.loudnessGuard {
             let (audio, report) = loudnessGuard.apply(to: pending.audio)
             prepared.audio = audio
-            prepared.gain = report.gain == 0 ? nil : report.gain
+            prepared.gain = report.appliedGain
             state.withLock { $0.reports.append(report) }
         }
         let startThread = try state.withLock { state throws(DeviceError) -> Bool in

@@ -52,7 +52,7 @@ public enum SpeechSynthesizer {
     }
 
     /// How long `utterance` takes to say, estimated from its length without synthesising it: (0.1 s + 55 ms a
-    /// character) at 175 words per minute, scaled by its rate, to the millisecond (fitted to espeak-ng's English voice,
+    /// character) at 175 words per minute, scaled by its rate (held within espeak-ng's 80…450), to the millisecond (fitted to espeak-ng's English voice,
     /// within about 10 %). espeak-ng's own samples depend on what it said before in the process, so a simulated
     /// speaker that must give the same times in every run takes this instead. Unknown voices throw, as in
     /// ``synthesize(_:)``.
@@ -63,7 +63,8 @@ public enum SpeechSynthesizer {
             return .success(())
         }
         try known.get()
-        let seconds = (0.1 + 0.055 * Double(utterance.text.count)) * 175 / Double(utterance.wordsPerMinute ?? 175)
+        let rate = Double(min(450, max(80, utterance.wordsPerMinute ?? 175)))  // espeak-ng's range of rates
+        let seconds = (0.1 + 0.055 * Double(utterance.text.count)) * 175 / rate
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 

@@ -96,7 +96,8 @@ public struct PlaybackEvent: Sendable, Hashable {
     /// What was playing.
     public var item: PlaybackItem
     /// On a `started` event, when the app asked for the item (on the same clock), where the speaker knows it: the
-    /// time from the request to the first sample is the speaker's latency. `nil` on other phases.
+    /// time from the request to the first sample is the speaker's latency, including any wait behind the item
+    /// before it. `nil` on other phases.
     public var requested: Timestamp?
     /// On a `started` event, the gain in dB a ``LoudnessGuard`` applied to the item (negative when it was too loud);
     /// `nil` when no guard changed it.
@@ -135,8 +136,8 @@ public struct SpeakerLatency: Sendable, Hashable {
     /// No delay: sound starts when it is asked for.
     public static let none = SpeakerLatency(base: .zero)
 
-    /// The delay of the `index`th request (from 0): each request's jitter is its own seeded draw, so a request's
-    /// delay does not depend on how many came before it in another run.
+    /// The delay of the `index`th request (from 0): each request's jitter is its own draw, seeded by the seed and
+    /// the index, so the same requests in the same order get the same delays in every run.
     public func delay(ofRequest index: Int) -> Duration {
         guard jitter > .zero else { return base }
         var random = SeededRandom(seed: seed &+ UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15)

@@ -165,7 +165,7 @@ extension AppSession {
         let feedback = speaker.map { [$0.events(buffering: .unbounded).anyReadings()] } ?? []
         let start = clock.now
         let inputs = LiveInputs.merge(sources, feedback: feedback, clock: clock, onDeviceError: onDeviceError)
-        var runner = AppRunner(logic: logic, speaker: speaker, storage: storage)
+        var runner = AppRunner(logic: logic, speaker: speaker, storage: storage, drivesSpeaker: false)
         var events: [AppEvent] = []
         do {
             try await runner.run(inputs, start: start) { batch in

@@ -25,9 +25,7 @@ public struct FolderAppStorage: AppStorage {
         let data: Data
         switch contents {
         case .bytes(let bytes): data = Data(bytes)
-        case .copy(let source):
-            guard let read = FileManager.default.contents(atPath: source) else { throw ScriptError(file: source, "cannot read the file to store") }
-            data = read
+        case .copy(let source): data = Data(try Self.readFile(source))
         }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         do {
@@ -35,6 +33,12 @@ public struct FolderAppStorage: AppStorage {
         } catch {
             throw ScriptError(file: file, "cannot write the stored file: \(error.localizedDescription)")
         }
+    }
+
+    /// A file an app asks to store a copy of.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ScriptError(file: path, "cannot read the file to store") }
+        return [UInt8](data)
     }
 
     /// A name is one path component: an app cannot write outside its folder.
@@ -49,9 +53,6 @@ public struct FolderAppStorage: AppStorage {
 extension InMemoryAppStorage {
     /// Empty storage in memory that copies files from disk: what a replay stores into.
     public static func forReplay() -> InMemoryAppStorage {
-        InMemoryAppStorage { path in
-            guard let data = FileManager.default.contents(atPath: path) else { throw ScriptError(file: path, "cannot read the file to store") }
-            return [UInt8](data)
-        }
+        InMemoryAppStorage(readFile: FolderAppStorage.readFile)
     }
 }

@@ -273,6 +273,23 @@ struct CapturingSpeakerTests {
             PlaybackEvent(timestamp: lateStart.advanced(by: .milliseconds(500)), phase: .finished, item: .clip(name: "late")),
         ])
         #expect(events[4].latency == delays[2])
+        // A pause during the latency holds the item: it starts the pause's length later (1.8 s + 2.6 s); a request
+        // during the pause follows the item before it, not a whole pause later.
+        let speaker = CapturingSpeaker(
+            info: DeviceInfo(uri: "capture:slow", name: "slow", kind: .speaker, backend: "capture"), clock: VirtualClock(),
+            latency: SpeakerLatency(base: .milliseconds(800)))
+        var held = speaker.advance(to: Self.seconds(1))
+        try await speaker.play(AudioClip(name: "beep", source: .pcm(beep)))
+        held += speaker.advance(to: Self.seconds(1.4))
+        try await speaker.pause()
+        held += speaker.advance(to: Self.seconds(3))
+        try await speaker.play(AudioClip(name: "next", source: .pcm(beep)))
+        held += speaker.advance(to: Self.seconds(4))
+        try await speaker.resume()
+        held += speaker.advance(to: Self.seconds(10))
+        #expect(held.map { "\($0.phase.rawValue) \($0.timestamp.seconds)" } == [
+            "started 4.4", "finished 4.9", "started 4.9", "finished 5.4",  // "next" follows the beep, its latency long past
+        ])
         // The estimate: the same every time, longer for longer text and slower speech; unknown voices refused.
         #expect(goLength == .milliseconds(210))
         #expect(try SpeechSynthesizer.estimatedDuration(of: Utterance(text: "go", wordsPerMinute: 87)) > goLength)

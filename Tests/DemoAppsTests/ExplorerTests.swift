@@ -135,6 +135,7 @@ import Testing
             ["name": "Pond <b>", "lat": "49.2", "lon": "-123.2", "description": "Ducks; frogs", "radius": "2"],
             ["name": "clock tower", "lat": "49.2", "lon": "-123.2", "description": "Again"],
             ["name": "Bell", "lat": "\(Self.tower.latitude)", "lon": "\(Self.tower.longitude + 0.0001)", "description": "Right by the tower"],
+            ["name": "!?", "lat": "49.1", "lon": "-123.1", "description": "Punctuation only"],
             ["name": "Duck Pond", "lat": "49.2661", "lon": "-123.2540", "description": "Ducks, frogs & reeds", "radius": "15"],
         ]
         let inputs = commands.enumerated().map { AppInput.command(AppCommand(timestamp: at(Double($0.offset)), action: "addPlace", arguments: $0.element)) }
@@ -143,8 +144,9 @@ import Testing
             "fill in every field; empty: description; lat 91 is not a valid coordinate; expected -90…90 degrees; lon east is not a valid coordinate; expected -180…180 degrees",
             "fill in every field; empty: name, lon",
             "name has illegal characters: '<' '>'; description has illegal characters: ';'; radius 2 is out of range; expected 5…500 m",
-            "'clock tower' already exists (tower)",
-            "Clock Tower is already at that position",
+            "'clock tower' already exists: Clock Tower (tower)",
+            "Clock Tower (tower) is already at that position",
+            "the id '' needs letters, digits and dashes only, and at least one letter or digit",
         ])
         #expect(log.named("place.added").map { $0.attributes["place"] } == [.string("duck-pond")])
         #expect(log.named("place.arrived").first?.attributes["info"] == .string("Ducks, frogs & reeds"))
@@ -173,7 +175,7 @@ import Testing
         #expect(throws: AppConfigError(field: "puzzles[0].unlocks", "'tower' is on the route, so it cannot be secret")) {
             var bad = map
             bad.puzzles?[0].unlocks = "tower"
-            try CampusExplorer(map: bad)
+            _ = try CampusExplorer(map: bad)
         }
     }
 

@@ -111,6 +111,17 @@ import Testing
         #expect(entry.frame.width == 100 && entry.frame.height == 140)
         guard case .bytes(let pixels) = entry.frame.storage else { Issue.record("no pixels"); return }
         #expect(pixels[0] == 100)  // column 100 of row 0
+        // A pinch whose second finger's release was lost: the shutter still takes the next tap.
+        var lost = try FieldGuide(config: config)
+        var output = AppOutput()
+        for input in [Self.fix(1), Self.frame(2.5, sequence: 1, format: .grey, width: 200, height: 140, bytesPerPixel: 1),
+                      Self.touch(2, .press, 0, 0.4, 0.4), Self.touch(2.05, .press, 1, 0.6, 0.4), Self.touch(2.3, .release, 0, 0.4, 0.4),
+                      Self.touch(3, .press, 0, 0.5, 0.9), Self.touch(3.05, .release, 0, 0.5, 0.9),
+                      command(3.5, "scaleCrop", ["factor": "inf"])] {
+            lost.handle(input, output: &output)
+        }
+        #expect(output.events.map(\.name) == ["gps.acquired", "crop.shown", "command.refused"])
+        #expect(output.events.last?.attributes["reason"] == .string("dx and dy are pixels (at most 100000 either way), factor 0.01…100"))
         for box in [FaceBox(x: 0, y: 0, width: 40, height: 56), FaceBox(x: 150, y: 80, width: 50, height: 60)] {
             for scale in [0.5, 1, 3] {
                 let adjusted = FieldGuide.adjusted(box, moveX: 37, moveY: -91, scale: scale, width: 200, height: 140, aspect: (5, 7), format: .yuyv)

@@ -90,6 +90,37 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         }
     }
 
+    /// Asks for two beeps at once, and stops the speaker when it hears the first one end.
+    struct Stopper: AppLogic {
+        static let name = "stopper"
+        mutating func start(at time: Timestamp, output: inout AppOutput) {}
+        mutating func handle(_ input: AppInput, output: inout AppOutput) {
+            let beep = PCMAudio(sampleRate: 1000, channelCount: 1, samples: Array(repeating: 0.1, count: 500))
+            switch input {
+            case .command:
+                output.request(.play(AudioClip(name: "a", source: .pcm(beep))))
+                output.request(.play(AudioClip(name: "b", source: .pcm(beep))))
+            case .reading(.playback(let event), _) where event.phase == .finished && event.item == .clip(name: "a"):
+                output.request(.stop)
+            default:
+                break
+            }
+        }
+    }
+
+    @Test func whatTheAppsAnswerToAPlaybackEventCausesComesAfterTheEventsAlreadyDue() async throws {
+        let speaker = CapturingSpeaker(info: DeviceInfo(uri: "capture:t", name: "t", kind: .speaker, backend: "capture"), clock: VirtualClock())
+        var runner = AppRunner(logic: Stopper(), speaker: speaker)
+        var log = await runner.start(at: at(0))
+        log += await runner.feed(.command(AppCommand(timestamp: at(1), action: "go")))
+        log += await runner.feed(.tick(at(5)))
+        // "a" ends and "b" starts at 1.5 s, in one batch; the stop that answers "a" ending comes after both.
+        #expect(log.map { EventLog.line($0, start: at(0)) } == [
+            "    1.000 speaker.started clip=a latency=0.0", "    1.500 speaker.finished clip=a",
+            "    1.500 speaker.started clip=b latency=0.5", "    1.500 speaker.stopped clip=b",
+        ])
+    }
+
     @Test func timersFireAtTheirOwnDeadlinesWhateverTheInputSpacing() async throws {
         let map = CampusMap(places: ["p": CampusPlace(name: "P", lat: 49, lon: -123)], route: ["p"])
         let fix = { (seconds: Double) in

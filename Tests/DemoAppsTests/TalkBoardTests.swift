@@ -80,14 +80,25 @@ import Testing
         inputs += Self.swipe(5, from: 0.9, to: 0.3, y: 0.6) + Self.swipe(6, from: 0.9, to: 0.3, y: 0.6)  // screens 2 and 3
         inputs += Self.swipe(7, from: 0.9, to: 0.3, y: 0.6)  // no fourth screen
         inputs += Self.swipe(8, from: 0.3, to: 0.9, y: 0.6)  // back to 2
+        inputs += Self.swipe(8.5, from: 0.5, to: 0.9, y: 0.2)  // tabs back: C4, C5, C6 again, the way they came
         inputs += Self.word(0, at: 9)
         inputs += Self.swipe(10, from: 0.5, to: 0.55, y: 0.6)  // too short to scroll, too long to tap
         let log = await events(try TalkBoard(board: board), inputs)
-        #expect(log.named("tabs.shown").map { $0.attributes["categories"] } == [.string("C4,C5,C6"), .string("C6,C7,Many")])
+        #expect(log.named("tabs.shown").map { $0.attributes["categories"] } == [.string("C4,C5,C6"), .string("C6,C7,Many"), .string("C4,C5,C6")])
         #expect(log.named("page.shown").map { "\($0.attributes["page"]!) \($0.attributes["screen"]!)" } == [
             "Favourites 1/1", "Many 1/3", "Many 2/3", "Many 3/3", "Many 2/3",
         ])
         #expect(log.named("word.added").map { $0.attributes["word"] } == [.string("m13")])
+    }
+
+    @Test func aGoneSpeakerHidesWaitingAndShowsItNoMore() async throws {
+        var inputs = Self.word(0, at: 1) + tap(2, Self.go.x, Self.go.y)
+        inputs.append(.speakerFailed(at(3.5), reason: "unplugged"))
+        inputs += tap(4, Self.go.x, Self.go.y)
+        let log = await events(try TalkBoard(board: Self.board), inputs, end: 10)  // no speaker: speech never starts
+        #expect(log.filter { $0.name.hasPrefix("waiting.") }.map { "\($0.name) \($0.timestamp.seconds)" } == [
+            "waiting.shown 3.08", "waiting.hidden 3.5",
+        ])
     }
 
     @Test func speechThatHasNotStartedAfterASecondShowsWaitingUntilItStarts() async throws {

@@ -92,6 +92,16 @@ import TestSupport
         }
     }
 
+    @Test func narrationSwitchedOffStopsAndSwitchedOnNarratesTheQuestionAgain() async throws {
+        var inputs: [AppInput] = [.command(AppCommand(timestamp: at(3), action: "setNarration", arguments: ["on": "false"]))]
+        inputs.append(.command(AppCommand(timestamp: at(10), action: "setNarration", arguments: ["on": "true"])))
+        let speaker = Self.speaker()
+        let log = await events(try EmotionTrainer(config: TrainerConfig(questions: [Self.question])), inputs, end: 50, speaker: speaker)
+        // Spoken at 2.5 s, stopped at 3 s; on again at 10 s: spoken at 12.5 s and 30 s later.
+        #expect(log.named("narration.spoken").map(\.timestamp) == [at(2.5), at(12.5), at(42.5)])
+        #expect(log.named("speaker.stopped").map(\.timestamp) == [at(3)])
+    }
+
     @Test func skipMovesAQuestionBackAndDoneEndsTheSessionOnAnyScreen() async throws {
         let sad = TrainerConfig.Question(level: 2, prompt: "Which face is sad?", choices: ["happy", "sad", "angry"], answer: "sad")
         var inputs = tap(1, 0.75, 0.95)  // skip "happy"

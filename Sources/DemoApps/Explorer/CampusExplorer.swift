@@ -375,15 +375,23 @@ public struct CampusExplorer: AppLogic {
         }
         let name = text("name") ?? ""
         let id = text("id") ?? name.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: "-")
-        if let same = places.first(where: { $0.value.name?.lowercased() == name.lowercased() && !name.isEmpty }) {
-            problems.append("'\(name)' already exists (\(same.key))")
+        if !name.isEmpty, id.isEmpty || id.contains(where: { !($0.isLetter || $0.isNumber || $0 == "-") }) {
+            problems.append("the id '\(id)' needs letters, digits and dashes only, and at least one letter or digit")
+        }
+        // Places in id order, so that a refusal names the same place every run; a secret place is not named.
+        let known = places.sorted { $0.key < $1.key }
+        func named(_ entry: (key: String, value: CampusPlace)) -> String {
+            secret.contains(entry.key) ? "a place" : "\(entry.value.name ?? entry.key) (\(entry.key))"
+        }
+        if let same = known.first(where: { $0.value.name?.lowercased() == name.lowercased() && !name.isEmpty }) {
+            problems.append("'\(name)' already exists: \(named(same))")
         } else if places[id] != nil, !id.isEmpty {
             problems.append("the id '\(id)' is already a place")
         }
         if let lat, let lon {
             let here = GeoCoordinate(latitude: lat, longitude: lon)
-            if let near = places.sorted(by: { $0.key < $1.key }).first(where: { ($0.value.coordinate?.distance(to: here) ?? .infinity) <= Self.duplicateDistance }) {
-                problems.append("\(near.value.name ?? near.key) is already at that position")
+            if let near = known.first(where: { ($0.value.coordinate?.distance(to: here) ?? .infinity) <= Self.duplicateDistance }) {
+                problems.append("\(named(near)) is already at that position")
             }
         }
         guard problems.isEmpty else { return .failure(FormProblems(problems)) }

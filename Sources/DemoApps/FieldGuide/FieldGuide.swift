@@ -130,10 +130,18 @@ public struct FieldGuide: AppLogic {
         } catch let error as DecodingError {
             throw AppConfigError(field: "\(Self.storeFile): \(Self.path(of: error))", "\(Self.reason(of: error))")
         }
+        var numbers: Set<Int> = []
         entries = try stored.enumerated().map { index, entry in
-            guard entry.crop.count == 4 else { throw AppConfigError(field: "\(Self.storeFile): [\(index)].crop", "expected [x, y, width, height]") }
+            let field = "\(Self.storeFile): [\(index)]"
+            guard entry.number > 0, numbers.insert(entry.number).inserted else {
+                throw AppConfigError(field: "\(field).number", "\(entry.number); expected a number above 0 that no other entry has")
+            }
+            guard entry.crop.count == 4 else { throw AppConfigError(field: "\(field).crop", "expected [x, y, width, height]") }
             guard let photo = try storage.read(entry.photo) else {
-                throw AppConfigError(field: "\(Self.storeFile): [\(index)].photo", "'\(entry.photo)' is not in the storage")
+                throw AppConfigError(field: "\(field).photo", "'\(entry.photo)' is not in the storage")
+            }
+            if !entry.format.isCompressed, photo.count < entry.bytesPerRow * entry.height {
+                throw AppConfigError(field: "\(field).photo", "'\(entry.photo)' has \(photo.count) bytes; \(entry.width)×\(entry.height) needs \(entry.bytesPerRow * entry.height)")
             }
             let fix = LocationFix(
                 timestamp: Timestamp(nanoseconds: entry.fixTime), mode: .threeDimensional,
@@ -190,7 +198,12 @@ public struct FieldGuide: AppLogic {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        output.store(.bytes([UInt8]((try? encoder.encode(list)) ?? Data("[]".utf8))), as: Self.storeFile)
+        do {
+            output.store(.bytes([UInt8](try encoder.encode(list))), as: Self.storeFile)
+        } catch {
+            // The list on disk stays as it was rather than lose the entries it holds.
+            output.emit("storage.failed", at: entry.taken, ["file": .string(Self.storeFile), "error": .string("\(error)")])
+        }
     }
 
     public mutating func handle(_ input: AppInput, output: inout AppOutput) {
@@ -237,8 +250,9 @@ public struct FieldGuide: AppLogic {
         case "moveCrop", "scaleCrop":
             guard pending != nil else { return output.refuse(command, "no capture is being cropped") }
             let number = { (key: String, fallback: Double) in command.arguments[key].map { Double($0) } ?? fallback }
-            guard let dx = number("dx", 0), let dy = number("dy", 0), let factor = number("factor", 1), factor > 0 else {
-                return output.refuse(command, "dx and dy are pixels, factor a number above 0")
+            guard let dx = number("dx", 0), let dy = number("dy", 0), let factor = number("factor", 1),
+                  abs(dx) <= 100_000, abs(dy) <= 100_000, (0.01...100).contains(factor) else {
+                return output.refuse(command, "dx and dy are pixels (at most 100000 either way), factor 0.01…100")
             }
             adjustCrop(moveX: dx, moveY: dy, scale: factor, at: time, output: &output)
         default:
@@ -259,15 +273,18 @@ public struct FieldGuide: AppLogic {
             taps = TapDetector()  // two fingers down: no tap, no drag
         }
         if event.phase == .release || event.phase == .cancel {
-            if let start = pinchStart, fingers.count == 2 {
+            if let start = pinchStart {
+                // The pinch ends with the first finger up; the other finger's release is then nothing. Forgetting both
+                // also forgets a finger whose release was lost, which would make every later touch a pinch.
                 pinchStart = nil
                 fingers[event.pointer] = (event.x, event.y)
                 if pending != nil, start > 0, let end = fingerSpread, end > 0 {
                     adjustCrop(moveX: 0, moveY: 0, scale: start / end, at: time, output: &output)
                 }
+                fingers.removeAll()
+                return
             }
-            fingers[event.pointer] = nil
-            if pinchStart == nil, fingers.isEmpty == false { return }
+            fingers.removeAll()
         }
         guard pinchStart == nil else { return }
         switch taps.gesture(event) {
@@ -316,12 +333,11 @@ public struct FieldGuide: AppLogic {
     public static func adjusted(
         _ box: FaceBox, moveX: Double, moveY: Double, scale: Double, width: Int, height: Int, aspect: (Int, Int), format: PixelFormat
     ) -> FaceBox {
-        let even = format == .yuyv || format == .nv12
-        func align(_ value: Int) -> Int { even ? value & ~1 : value }
+        let align = pixelAlignment(format)
         let largest = cardCrop(width: width, height: height, aspect: aspect, format: format)
         let smallest = min(largest.width, minimumCropWidth)
         let newWidth = align(min(largest.width, max(smallest, Int((Double(box.width) * scale).rounded()))))
-        let newHeight = newWidth == largest.width ? largest.height : align(newWidth * aspect.1 / aspect.0)
+        let newHeight = newWidth == largest.width ? largest.height : max(1, align(newWidth * aspect.1 / aspect.0))
         let centreX = Double(box.x) + Double(box.width) / 2 + moveX
         let centreY = Double(box.y) + Double(box.height) / 2 + moveY
         let x = align(min(max(0, Int((centreX - Double(newWidth) / 2).rounded())), width - newWidth))
@@ -347,7 +363,7 @@ public struct FieldGuide: AppLogic {
         }
         let aspect = config.cardAspect ?? [5, 7]
         let crop = Self.cardCrop(width: frame.width, height: frame.height, aspect: (aspect[0], aspect[1]), format: frame.pixelFormat)
-        let entry = FieldEntry(number: (entries.last?.number ?? 0) + 1, frame: frame, crop: crop, fix: fix, taken: time)
+        let entry = FieldEntry(number: (entries.map(\.number).max() ?? 0) + 1, frame: frame, crop: crop, fix: fix, taken: time)
         guard config.cropBeforeSaving == true else { return save(entry, at: time, output: &output) }
         pending = entry
         output.emit("crop.shown", at: time, ["entry": .int(Int64(entry.number)), "crop": .string(Self.describe(crop))])
@@ -370,10 +386,14 @@ public struct FieldGuide: AppLogic {
 
     private static func format(_ seconds: Double) -> String { "\((seconds * 10).rounded() / 10)" }
 
+    /// Rounds a pixel position down to what the format can be cut at: even for the subsampled YUYV and NV12.
+    private static func pixelAlignment(_ format: PixelFormat) -> (Int) -> Int {
+        format == .yuyv || format == .nv12 ? { $0 & ~1 } : { $0 }
+    }
+
     /// The largest centred rectangle of the card's aspect ratio, with even edges for subsampled formats.
     public static func cardCrop(width: Int, height: Int, aspect: (Int, Int), format: PixelFormat) -> FaceBox {
-        let even = format == .yuyv || format == .nv12
-        func align(_ value: Int) -> Int { even ? value & ~1 : value }
+        let align = pixelAlignment(format)
         if width * aspect.1 > height * aspect.0 {  // too wide: cut the sides
             let cropWidth = align(height * aspect.0 / aspect.1)
             return FaceBox(x: align((width - cropWidth) / 2), y: 0, width: cropWidth, height: height)

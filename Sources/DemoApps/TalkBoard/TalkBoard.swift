@@ -57,7 +57,8 @@ public struct TalkBoard: AppLogic {
     private var scrollBack: Bool
     private var page = 0  // 0 is Favourites, then the categories
     private var screen = 0  // which screen of the page's words
-    private var firstTab = 0  // the first category tab shown
+    private var tabGroup = 0  // which three category tabs show: group n starts at tab 3n, the last group ends at the last tab
+    private var speakerGone = false
     private var bar: [String] = []
     private var taps = TapDetector()
     /// Speech asked for and not yet started, oldest first: the words, when asked, and whether `waiting` shows.
@@ -79,6 +80,8 @@ public struct TalkBoard: AppLogic {
     private var words: [String] { page == 0 ? favourites : board.categories[page - 1].words }
     private var screens: Int { max(1, (words.count + columns * rows - 1) / (columns * rows)) }
     private var shownWords: ArraySlice<String> { words.dropFirst(screen * columns * rows).prefix(columns * rows) }
+    /// The first category tab shown: the group's, or the last three for the last group.
+    private var firstTab: Int { min(tabGroup * Self.visibleTabs, max(0, board.categories.count - Self.visibleTabs)) }
 
     public mutating func start(at time: Timestamp, output: inout AppOutput) {
         output.emit("board.started", at: time, [
@@ -113,8 +116,10 @@ public struct TalkBoard: AppLogic {
                   let index = unstarted.firstIndex(where: { $0.text == text }) else { break }
             if unstarted.remove(at: index).waiting { output.emit("waiting.hidden", at: event.timestamp, ["text": .string(text)]) }
         case .speakerFailed(let time, _):
-            if unstarted.contains(where: \.waiting) { output.emit("waiting.hidden", at: time, ["text": .string("")]) }
+            // Nothing will start now: each waiting symbol goes, and no new one comes.
+            for item in unstarted where item.waiting { output.emit("waiting.hidden", at: time, ["text": .string(item.text)]) }
             unstarted.removeAll()
+            speakerGone = true
         case .command(let command):
             handle(command, output: &output)
         default:
@@ -124,7 +129,7 @@ public struct TalkBoard: AppLogic {
 
     private mutating func speak(_ text: String, at time: Timestamp, output: inout AppOutput) {
         output.request(.speak(Utterance(text: text, voice: voice)))
-        unstarted.append((text, time, false))
+        if !speakerGone { unstarted.append((text, time, false)) }
     }
 
     private mutating func tap(x: Double, y: Double, at time: Timestamp, output: inout AppOutput) {
@@ -178,10 +183,11 @@ public struct TalkBoard: AppLogic {
         guard abs(dx) >= Self.swipeDistance else { return }
         let step = dx < 0 ? 1 : -1
         if Layout.tabs.contains(x: x, y: y) {
-            let last = max(0, board.categories.count - Self.visibleTabs)
-            let first = min(last, max(0, firstTab + step * Self.visibleTabs))
-            guard first != firstTab else { return }
-            firstTab = first
+            let groups = (board.categories.count + Self.visibleTabs - 1) / Self.visibleTabs
+            let group = min(groups - 1, max(0, tabGroup + step))
+            guard group != tabGroup else { return }
+            tabGroup = group
+            let first = firstTab
             output.emit("tabs.shown", at: time, [
                 "categories": .string(board.categories[first..<min(board.categories.count, first + Self.visibleTabs)].map(\.name).joined(separator: ",")),
             ])

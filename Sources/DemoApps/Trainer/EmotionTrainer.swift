@@ -81,6 +81,8 @@ public struct EmotionTrainer: AppLogic {
     private var greyed: Set<String> = []
     private var shownAt: Timestamp = .zero
     private var narration: (text: String, count: Int, next: Timestamp)?
+    /// The prompt of the question or round shown.
+    private var prompt: String?
     private var player: String
     /// Statistics by player.
     public private(set) var statistics: [String: Statistics] = [:]
@@ -104,10 +106,10 @@ public struct EmotionTrainer: AppLogic {
         player = config.player ?? "player"
     }
 
-    private var repeatAfter: Duration { .nanoseconds(Int64((config.narrationRepeat ?? 30) * 1e9)) }
-    private var cameraTimeout: Duration { .nanoseconds(Int64((config.cameraTimeout ?? 3) * 1e9)) }
+    private var repeatAfter: Duration { .seconds(config.narrationRepeat ?? 30) }
+    private var cameraTimeout: Duration { .seconds(config.cameraTimeout ?? 3) }
     private var voice: String { config.voice ?? "en" }
-    private var narrationDelay: Duration { .nanoseconds(Int64((config.narrationDelay ?? 2.5) * 1e9)) }
+    private var narrationDelay: Duration { .seconds(config.narrationDelay ?? 2.5) }
 
     public mutating func start(at time: Timestamp, output: inout AppOutput) {
         output.emit("session.started", at: time, [
@@ -169,8 +171,11 @@ public struct EmotionTrainer: AppLogic {
         case "setNarration":
             guard let value = on() else { return output.refuse(command, "on is true or false") }
             narrationOn = value
-            if !value { narration = nil }
             output.emit("option.narration", at: time, ["on": .bool(value)])
+            if !value, narration?.count ?? 0 > 0 { output.request(.stop) }  // what is being said stops
+            // Off: no more narration; on again: the current prompt is narrated after the delay, as when shown.
+            narration = nil
+            if value, phase != .finished, let prompt { narrate(prompt, at: time, output: &output) }
         case "setSoundFeedback":
             guard let value = on() else { return output.refuse(command, "on is true or false") }
             feedbackOn = value
@@ -192,9 +197,7 @@ public struct EmotionTrainer: AppLogic {
 
     // MARK: Sound
 
-    private func clip(_ name: String) -> AudioClip {
-        AudioClip(name: name, source: .file(path: name.hasPrefix("/") ? name : soundFolder.map { "\($0)/\(name)" } ?? name))
-    }
+    private func clip(_ name: String) -> AudioClip { ClipFiles.clip(name, in: soundFolder) }
 
     /// A button was pressed: the narration gives way, and the click plays.
     private func pressed(output: inout AppOutput) {
@@ -250,6 +253,7 @@ public struct EmotionTrainer: AppLogic {
 
     /// Narrates `text` after the picture has shown for the narration delay (the first time of ``advance(to:output:)``).
     private mutating func narrate(_ text: String, at time: Timestamp, output: inout AppOutput) {
+        prompt = text
         narration = narrationOn ? (text, 0, time + narrationDelay) : nil
     }
 
@@ -349,6 +353,17 @@ public struct EmotionTrainer: AppLogic {
         }
     }
 
+    /// The round's expression was shown: counted, sounded, and on to the next.
+    private mutating func roundWon(_ round: Int, at time: Timestamp, output: inout AppOutput) {
+        let seconds = shownAt.duration(to: time).seconds
+        output.emit("facialFun.correct", at: time, [
+            "round": .int(Int64(round + 1)), "target": .string(config.facialFun![round].target.rawValue), "seconds": .rounded(seconds),
+        ])
+        feedback(correct: true, output: &output)
+        record { $0.correct += 1; $0.seconds.append(seconds) }
+        next(at: time, output: &output)
+    }
+
     /// Scores the latest frame's face (no older than ``holdGap``) against the round's target.
     private mutating func takePhoto(_ round: Int, at time: Timestamp, output: inout AppOutput) {
         let target = config.facialFun![round]
@@ -360,11 +375,7 @@ public struct EmotionTrainer: AppLogic {
         let score = scores[target.target]
         output.emit("facialFun.photo", at: time, ["face": .bool(true), "score": .rounded(score, places: 3)])
         if score >= target.threshold {
-            let seconds = shownAt.duration(to: time).seconds
-            output.emit("facialFun.correct", at: time, ["round": .int(Int64(round + 1)), "target": .string(target.target.rawValue), "seconds": .rounded(seconds)])
-            feedback(correct: true, output: &output)
-            record { $0.correct += 1; $0.seconds.append(seconds) }
-            next(at: time, output: &output)
+            roundWon(round, at: time, output: &output)
         } else {
             output.emit("facialFun.incorrect", at: time, ["round": .int(Int64(round + 1)), "score": .rounded(score, places: 3)])
             feedback(correct: false, output: &output)
@@ -416,11 +427,7 @@ public struct EmotionTrainer: AppLogic {
                 output.emit("facialFun.holding", at: time, ["score": .rounded(score, places: 3)])
             }
             if let start = holdStart, start.duration(to: time).seconds >= target.hold {
-                let seconds = shownAt.duration(to: time).seconds
-                output.emit("facialFun.correct", at: time, ["round": .int(Int64(round + 1)), "target": .string(target.target.rawValue), "seconds": .rounded(seconds)])
-                feedback(correct: true, output: &output)
-                record { $0.correct += 1; $0.seconds.append(seconds) }
-                next(at: time, output: &output)
+                roundWon(round, at: time, output: &output)
             }
         } else if let start = holdStart {
             holdStart = nil

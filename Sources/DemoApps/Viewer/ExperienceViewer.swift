@@ -218,8 +218,7 @@ public struct ExperienceViewer: AppLogic {
         let clip = hotspot.clip ?? ""
         sound = (hotspot.id, false)
         output.emit("sound.played", at: time, ["hotspot": .string(hotspot.id), "clip": .string(clip)])
-        let path = clip.hasPrefix("/") ? clip : clipFolder.map { "\($0)/\(clip)" } ?? clip
-        output.request(.play(AudioClip(name: clip, source: .file(path: path), loudnessGuard: Self.loudness)))
+        output.request(.play(ClipFiles.clip(clip, in: clipFolder, loudnessGuard: Self.loudness)))
         played.insert(key(hotspot))
         checkCompletion(at: time, output: &output)
     }
