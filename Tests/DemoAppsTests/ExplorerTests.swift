@@ -141,7 +141,7 @@ import Testing
         let inputs = commands.enumerated().map { AppInput.command(AppCommand(timestamp: at(Double($0.offset)), action: "addPlace", arguments: $0.element)) }
         let log = await events(try CampusExplorer(map: Self.map()), inputs + [Self.fix(10, 3, from: GeoCoordinate(latitude: 49.2661, longitude: -123.2540))])
         #expect(log.named("command.refused").map { $0.attributes["reason"]!.description } == [
-            "fill in every field; empty: description; lat 91 is not a valid coordinate; expected -90…90 degrees; lon east is not a valid coordinate; expected -180…180 degrees",
+            "fill in every field; empty: description; lat 91 is not a valid coordinate; expected −90…90 degrees; lon east is not a valid coordinate; expected −180…180 degrees",
             "fill in every field; empty: name, lon",
             "name has illegal characters: '<' '>'; description has illegal characters: ';'; radius 2 is out of range; expected 5…500 m",
             "'clock tower' already exists: Clock Tower (tower)",

@@ -314,15 +314,15 @@ public struct CampusExplorer: AppLogic {
                 reindex()
                 output.emit("place.added", at: time, ["place": .string(id), "name": .string(place.name ?? id)])
             }
+        case "showPuzzles" where difficulty != .hard, "solvePuzzle" where difficulty != .hard:
+            refuse("please change your difficulty level to hard")
         case "showPuzzles":
-            guard difficulty == .hard else { return refuse("please change your difficulty level to hard") }
             let puzzles = map.puzzles ?? []
             output.emit("puzzles.shown", at: time, [
                 "puzzles": .string(puzzles.map(\.id).joined(separator: ",")),
                 "solved": .string(puzzles.map(\.id).filter(solved.contains).joined(separator: ",")), "score": .int(Int64(score)),
             ])
         case "solvePuzzle":
-            guard difficulty == .hard else { return refuse("please change your difficulty level to hard") }
             guard let puzzle = map.puzzles?.first(where: { $0.id == arguments["id"] }) else { return refuse("no such puzzle") }
             guard !solved.contains(puzzle.id) else { return refuse("'\(puzzle.id)' is already solved") }
             func normal(_ text: String) -> String { text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ") }
@@ -355,23 +355,23 @@ public struct CampusExplorer: AppLogic {
         func coordinate(_ key: String, _ range: ClosedRange<Double>) -> Double? {
             guard let given = text(key) else { return nil }
             guard let value = Double(given), range.contains(value) else {
-                problems.append("\(key) \(given) is not a valid coordinate; expected \(Int(range.lowerBound))…\(Int(range.upperBound)) degrees")
+                problems.append("\(key) \(given) is not a valid coordinate; expected \(CampusMap.Limits.text(range, "degrees"))")
                 return nil
             }
             return value
         }
-        let lat = coordinate("lat", -90...90), lon = coordinate("lon", -180...180)
+        let lat = coordinate("lat", CampusMap.Limits.latitude), lon = coordinate("lon", CampusMap.Limits.longitude)
         for key in ["name", "description"] {
             guard let value = text(key) else { continue }
             let illegal = value.filter { !($0.isLetter || $0.isNumber || $0 == " " || Self.allowedPunctuation.contains($0)) }
             if !illegal.isEmpty { problems.append("\(key) has illegal characters: \(String(Set(illegal)).sorted().map { "'\($0)'" }.joined(separator: " "))") }
         }
         if let name = text("name"), !CampusMap.Limits.nameLength.contains(name.count) {
-            problems.append("name has \(name.count) characters; expected 1–64")
+            problems.append("name has \(name.count) characters; expected \(CampusMap.Limits.nameText)")
         }
         let radius = text("radius").flatMap(Double.init)
         if let given = text("radius"), radius.map({ !CampusMap.Limits.radius.contains($0) }) ?? true {
-            problems.append("radius \(given) is out of range; expected 5…500 m")
+            problems.append("radius \(given) is out of range; expected \(CampusMap.Limits.text(CampusMap.Limits.radius, "m"))")
         }
         let name = text("name") ?? ""
         let id = text("id") ?? name.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: "-")

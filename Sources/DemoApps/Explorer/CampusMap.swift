@@ -117,6 +117,19 @@ public struct CampusMap: Sendable, Hashable, Codable {
         public static let nameLength = 1...64
         /// An arrival radius, metres.
         public static let radius = 5.0...500.0
+        /// A latitude, degrees.
+        public static let latitude = -90.0...90.0
+        /// A longitude, degrees.
+        public static let longitude = -180.0...180.0
+
+        /// A range as the refusals say it, such as `−90…90 degrees`.
+        static func text(_ range: ClosedRange<Double>, _ unit: String) -> String {
+            func number(_ value: Double) -> String { (value < 0 ? "−" : "") + "\(Int(abs(value)))" }
+            return "\(number(range.lowerBound))…\(number(range.upperBound)) \(unit)"
+        }
+
+        /// A name's length as the refusals say it.
+        static var nameText: String { "\(nameLength.lowerBound)–\(nameLength.upperBound)" }
     }
 
     /// A places library file: `{"places": {ID: place}}`.
@@ -165,7 +178,7 @@ public struct CampusMap: Sendable, Hashable, Codable {
             throw AppConfigError(field: "pointingRange", "\(range) is out of range; expected 10…5000 m")
         }
         if let radius = arrivalRadius, !Limits.radius.contains(radius) {
-            throw AppConfigError(field: "arrivalRadius", "\(radius) is out of range; expected 5…500 m")
+            throw AppConfigError(field: "arrivalRadius", "\(radius) is out of range; expected \(Limits.text(Limits.radius, "m"))")
         }
         for (index, puzzle) in (puzzles ?? []).enumerated() {
             if places?[puzzle.unlocks] == nil { throw AppConfigError(field: "puzzles[\(index)].unlocks", "'\(puzzle.unlocks)' is not a place") }
@@ -182,22 +195,22 @@ public struct CampusMap: Sendable, Hashable, Codable {
         }
     }
 
-    /// Checks one place: a name of 1–64 characters, latitude −90…90, longitude −180…180, radius 5…500 m.
+    /// Checks one place against ``Limits``: its name's length, latitude, longitude and radius.
     public static func validate(_ place: CampusPlace, id: String, field: String) throws(AppConfigError) {
         if id.isEmpty { throw AppConfigError(field: field, "a place needs an id") }
-        guard let name = place.name else { throw AppConfigError(field: "\(field).name", "missing; expected 1–64 characters") }
+        guard let name = place.name else { throw AppConfigError(field: "\(field).name", "missing; expected \(Limits.nameText) characters") }
         if !Limits.nameLength.contains(name.count) {
-            throw AppConfigError(field: "\(field).name", "\(name.count) characters; expected 1–64")
+            throw AppConfigError(field: "\(field).name", "\(name.count) characters; expected \(Limits.nameText)")
         }
-        guard let lat = place.lat, (-90...90).contains(lat) else {
-            throw AppConfigError(field: "\(field).lat", "\(place.lat.map { "\($0)" } ?? "missing"); expected −90…90 degrees")
+        guard let lat = place.lat, Limits.latitude.contains(lat) else {
+            throw AppConfigError(field: "\(field).lat", "\(place.lat.map { "\($0)" } ?? "missing"); expected \(Limits.text(Limits.latitude, "degrees"))")
         }
-        guard let lon = place.lon, (-180...180).contains(lon) else {
-            throw AppConfigError(field: "\(field).lon", "\(place.lon.map { "\($0)" } ?? "missing"); expected −180…180 degrees")
+        guard let lon = place.lon, Limits.longitude.contains(lon) else {
+            throw AppConfigError(field: "\(field).lon", "\(place.lon.map { "\($0)" } ?? "missing"); expected \(Limits.text(Limits.longitude, "degrees"))")
         }
         _ = (lat, lon)
         if let radius = place.radius, !Limits.radius.contains(radius) {
-            throw AppConfigError(field: "\(field).radius", "\(radius) m is out of range; expected 5…500 m")
+            throw AppConfigError(field: "\(field).radius", "\(radius) m is out of range; expected \(Limits.text(Limits.radius, "m"))")
         }
     }
 }
