@@ -137,7 +137,7 @@ let package = Package(
         // the monotonic clock: the event log, expectation results and a recording. What hal run, hal test and users'
         // tests call.
         .target(
-            name: "Session", dependencies: ["HAL", "AppCore", "Audio", "TraceFormat", "Replay", "Synthesis"],
+            name: "Session", dependencies: ["HAL", "AppCore", "Audio", "Camera", "TraceFormat", "Replay", "Synthesis"],
             swiftSettings: strictSwift6),
 
         // Scenario suites for CI: discovery, shards, parallel runs through the session, golden logs and their diffs,
@@ -266,7 +266,7 @@ let package = Package(
             name: "CameraTests", dependencies: ["HAL", "Camera", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport", "FaceScenes"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "DemoAppsTests", dependencies: ["HAL", "AppCore", "DemoApps", "Session", "TraceFormat", "Replay", "Synthesis", "Interchange", "Audio", "TestSupport"],
+            name: "DemoAppsTests", dependencies: ["HAL", "AppCore", "DemoApps", "Session", "Camera", "TraceFormat", "Replay", "Synthesis", "Interchange", "Audio", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "ScenarioSuiteTests", dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "DemoApps", "TestSupport"],

@@ -16,12 +16,29 @@ public enum SpeakerRequest: Sendable, Hashable {
     case setVolume(Double)
 }
 
-/// What an app emitted while handling one input: its events, in order, and its speaker requests.
+/// What an app asks of its ``HAL/VideoScreen``. The runner plays the video's soundtrack on the speaker alongside:
+/// it starts, pauses, resumes, moves and stops with the frames.
+public enum VideoRequest: Sendable, Hashable {
+    /// Open a video full screen and play it from the start.
+    case open(VideoClip)
+    /// Play from where the video is.
+    case play
+    /// Pause, keeping the frame shown.
+    case pause
+    /// Move to a fraction (0…1) of the video's length: where a finger let go of the timeline.
+    case seek(Double)
+    /// Close the video.
+    case close
+}
+
+/// What an app emitted while handling one input: its events, in order, and its speaker and video requests.
 public struct AppOutput: Sendable, Hashable {
     /// The events.
     public var events: [AppEvent] = []
     /// The speaker requests, in the order they must be carried out.
     public var requests: [SpeakerRequest] = []
+    /// The video requests, in order, carried out after the speaker requests.
+    public var videoRequests: [VideoRequest] = []
     /// Files to write to the app's ``AppStorage``, in order.
     public var stored: [StoredFile] = []
 
@@ -54,6 +71,11 @@ public struct AppOutput: Sendable, Hashable {
     /// Adds a speaker request.
     public mutating func request(_ request: SpeakerRequest) {
         requests.append(request)
+    }
+
+    /// Adds a video request.
+    public mutating func request(_ request: VideoRequest) {
+        videoRequests.append(request)
     }
 }
 

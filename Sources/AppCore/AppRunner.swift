@@ -16,28 +16,43 @@ public import HAL
 /// speaker's feedback) or, for a ``HAL/VirtualTimeSpeaker``, from the runner driving it: each request is made at the
 /// time of the input that caused it, and each playback event is handed to the app at its own time, in order with the
 /// app's timers, so a replay shows a slow speaker the same way at any rate.
+///
+/// A ``HAL/VideoScreen`` is driven the same way: the app's ``VideoRequest``s are made on it at their time, its frames
+/// are handed to the app as frame readings on channel `video`, and what it did is logged as `screen.started` (with
+/// `latency`), `screen.paused`, `screen.resumed`, `screen.finished` and `screen.stopped` and handed on as playback
+/// readings on channel `video`. A video's soundtrack goes to the speaker with it. A video that cannot be opened is
+/// logged as `screen.failed` and handed to the app as `stopped`.
 public struct AppRunner<Logic: AppLogic>: Sendable {
     /// The app's state.
     public private(set) var logic: Logic
     /// Where speaker requests go, if anywhere.
     public let speaker: (any Speaker)?
     private let virtualSpeaker: (any VirtualTimeSpeaker)?
+    /// Where videos are shown, if anywhere.
+    public let screen: (any VideoScreen)?
     /// Where the app's stored files go, if anywhere.
     public let storage: (any AppStorage)?
     private var storageFailed = false
     private var speakerFailed = false
     private var lastTime: Timestamp?
-    /// The driven speaker's events not yet handed to the app, oldest first, and whether a delivery is under way.
-    private var playbackQueue: [PlaybackEvent] = []
+    /// The driven devices' outputs not yet handed to the app, oldest first, and whether a delivery is under way.
+    private var deviceQueue: [AppInput] = []
     private var delivering = false
+    /// The open video's soundtrack, whether it is playing, and where the soundtrack starts when next played after a
+    /// seek.
+    private var video: (soundtrack: AudioClip?, playing: Bool, pendingSoundtrack: AudioClip?)?
 
     /// Creates a runner. With `storage`, the app restores from it before it starts, and its stored files go to it.
     ///
     /// A ``HAL/VirtualTimeSpeaker`` is driven in the inputs' time unless `drivesSpeaker` is false: a live session,
     /// whose speaker runs on its own clock and whose events come back as inputs, passes false.
-    public init(logic: Logic, speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil, drivesSpeaker: Bool = true) {
+    public init(
+        logic: Logic, speaker: (any Speaker)? = nil, screen: (any VideoScreen)? = nil, storage: (any AppStorage)? = nil,
+        drivesSpeaker: Bool = true
+    ) {
         self.logic = logic
         self.speaker = speaker
+        self.screen = screen
         self.storage = storage
         self.virtualSpeaker = drivesSpeaker ? speaker as? any VirtualTimeSpeaker : nil
     }
@@ -88,10 +103,10 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         var events: [AppEvent] = []
         while true {
             let timer = logic.nextDeadline.flatMap { $0 <= time ? $0 : nil }
-            let playback = speakerFailed ? nil : virtualSpeaker?.nextEventTime.flatMap { $0 <= time ? $0 : nil }
-            if let playback, playback <= timer ?? playback {
-                // The speaker's event first at a tie: a timer then sees the sound as it is.
-                events += await deliverPlayback(upTo: playback)
+            let device = nextDeviceTime.flatMap { $0 <= time ? $0 : nil }
+            if let device, device <= timer ?? device {
+                // The devices' events first at a tie: a timer then sees the sound and the video as they are.
+                events += await deliverDevices(upTo: device)
             } else if let timer {
                 var output = AppOutput()
                 logic.advance(to: timer, output: &output)
@@ -104,28 +119,54 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         return events
     }
 
-    /// Hands the app the virtual-time speaker's events due by `time`, each logged and then delivered as a playback
-    /// reading on channel `speaker`, in the order the speaker gave them: events that the app's answer to one of them
-    /// causes join the end of the queue, after the ones already due.
-    private mutating func deliverPlayback(upTo time: Timestamp) async -> [AppEvent] {
-        guard !speakerFailed, let virtualSpeaker else { return [] }
-        playbackQueue += virtualSpeaker.advance(to: time)
+    /// When the driven speaker or the screen has its next output.
+    private var nextDeviceTime: Timestamp? {
+        let speakerTime = speakerFailed ? nil : virtualSpeaker?.nextEventTime
+        guard let screenTime = screen?.nextEventTime else { return speakerTime }
+        return min(screenTime, speakerTime ?? screenTime)
+    }
+
+    /// Hands the app the driven speaker's and the screen's outputs due by `time`, in time order (the speaker's
+    /// first at a tie): a playback event is logged, then delivered as a playback reading on channel `speaker` or
+    /// `video`; a frame is delivered as a frame reading on channel `video`. Outputs that the app's answer to one of
+    /// them causes join the end of the queue, after the ones already due.
+    private mutating func deliverDevices(upTo time: Timestamp) async -> [AppEvent] {
+        let played = speakerFailed ? [] : virtualSpeaker?.advance(to: time) ?? []
+        let shown = screen?.advance(to: time) ?? []
+        var (speakerIndex, screenIndex) = (0, 0)
+        while speakerIndex < played.count || screenIndex < shown.count {
+            if screenIndex == shown.count || (speakerIndex < played.count && played[speakerIndex].timestamp <= shown[screenIndex].timestamp) {
+                deviceQueue.append(.reading(.playback(played[speakerIndex]), channel: "speaker"))
+                speakerIndex += 1
+            } else {
+                switch shown[screenIndex] {
+                case .frame(let frame): deviceQueue.append(.reading(.frame(frame), channel: "video"))
+                case .playback(let event): deviceQueue.append(.reading(.playback(event), channel: "video"))
+                }
+                screenIndex += 1
+            }
+        }
         guard !delivering else { return [] }
         delivering = true
         defer { delivering = false }
         var events: [AppEvent] = []
-        while !playbackQueue.isEmpty, !speakerFailed {
-            let playback = playbackQueue.removeFirst()
-            events.append(Self.logged(playback))
+        while !deviceQueue.isEmpty {
+            let input = deviceQueue.removeFirst()
+            if case .reading(.playback(let playback), let channel) = input {
+                if channel == "speaker", speakerFailed { continue }
+                // Only the open video finishes: a closed one stops, and its soundtrack was stopped with it.
+                if channel == "video", playback.phase == .finished { video = nil }
+                events.append(Self.logged(playback, device: channel == "video" ? "screen" : "speaker"))
+            }
             var output = AppOutput()
-            logic.handle(.reading(.playback(playback), channel: "speaker"), output: &output)
-            events += await carryOut(output, at: playback.timestamp)
+            logic.handle(input, output: &output)
+            events += await carryOut(output, at: input.timestamp)
         }
         return events
     }
 
-    /// The log's event for what a speaker did.
-    static func logged(_ playback: PlaybackEvent) -> AppEvent {
+    /// The log's event for what a speaker (or, with `device` `screen`, a video screen) did.
+    static func logged(_ playback: PlaybackEvent, device: String = "speaker") -> AppEvent {
         var attributes: [String: AppEventValue]
         switch playback.item {
         case .clip(let name): attributes = ["clip": .string(name)]
@@ -133,7 +174,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         }
         if let latency = playback.latency { attributes["latency"] = .rounded(latency.seconds, places: 3) }
         if let gain = playback.gain { attributes["gain"] = .rounded(gain) }
-        return AppEvent(timestamp: playback.timestamp, name: "speaker.\(playback.phase.rawValue)", attributes: attributes)
+        return AppEvent(timestamp: playback.timestamp, name: "\(device).\(playback.phase.rawValue)", attributes: attributes)
     }
 
     /// Starts the app at `start`, feeds it every input, then fires the timers due up to `end`.
@@ -166,10 +207,14 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 }
             }
         }
-        guard !output.requests.isEmpty else { return events }
-        // A virtual-time speaker takes the requests at their time; what is due by then has been delivered.
-        if !speakerFailed { events += await deliverPlayback(upTo: time) }
-        for request in output.requests {
+        guard !output.requests.isEmpty || !output.videoRequests.isEmpty else { return events }
+        // The driven devices take the requests at their time; what is due by then has been delivered.
+        events += await deliverDevices(upTo: time)
+        var requests = output.requests
+        for request in output.videoRequests {
+            requests += show(request, at: time, events: &events)
+        }
+        for request in requests {
             if speakerFailed {
                 events += Self.skipped(request, at: time)
                 continue
@@ -189,9 +234,52 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 events += Self.skipped(request, at: time)
             }
         }
-        // What the requests did at once (a pause, a stop, a sound with no latency).
-        if !speakerFailed { events += await deliverPlayback(upTo: time) }
+        // What the requests did at once (a pause, a stop, a sound with no latency, a frame after a seek).
+        events += await deliverDevices(upTo: time)
         return events
+    }
+
+    /// Makes a video request on the screen at `time`; returns the speaker requests that keep the soundtrack with it.
+    private mutating func show(_ request: VideoRequest, at time: Timestamp, events: inout [AppEvent]) -> [SpeakerRequest] {
+        guard let screen else { return [] }
+        switch request {
+        case .open(let clip):
+            let stopOld: [SpeakerRequest] = video?.soundtrack == nil ? [] : [.stop]
+            do {
+                try screen.open(clip, at: time)
+            } catch {
+                screen.close(at: time)
+                video = nil
+                events.append(AppEvent(timestamp: time, name: "screen.failed", attributes: ["clip": .string(clip.name), "error": .string("\(error)")]))
+                deviceQueue.append(.reading(.playback(PlaybackEvent(timestamp: time, phase: .stopped, item: .clip(name: clip.name))), channel: "video"))
+                return stopOld
+            }
+            video = (clip.soundtrack, true, nil)
+            return stopOld + (clip.soundtrack.map { [.play($0)] } ?? [])
+        case .play:
+            screen.play(at: time)
+            guard let current = video, !current.playing else { return [] }
+            video?.playing = true
+            video?.pendingSoundtrack = nil
+            if let pending = current.pendingSoundtrack { return [.play(pending)] }
+            return current.soundtrack == nil ? [] : [.resume]
+        case .pause:
+            screen.pause(at: time)
+            guard let current = video, current.playing else { return [] }
+            video?.playing = false
+            return current.soundtrack == nil ? [] : [.pause]
+        case .seek(let fraction):
+            let position = screen.seek(toFraction: fraction, at: time)
+            guard let current = video, var soundtrack = current.soundtrack else { return [] }
+            soundtrack.start = position
+            if current.playing { return [.stop, .play(soundtrack)] }
+            video?.pendingSoundtrack = soundtrack
+            return [.stop]
+        case .close:
+            screen.close(at: time)
+            defer { video = nil }
+            return video?.soundtrack == nil ? [] : [.stop]
+        }
     }
 
     /// Marks the speaker gone, reports it once, and tells the app.

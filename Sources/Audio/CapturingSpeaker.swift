@@ -93,11 +93,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
     public var captures: [Capture] { state.withLock { $0.captures } }
 
     public func play(_ clip: AudioClip) async throws {
-        let audio: PCMAudio
-        switch clip.source {
-        case .file(let path): audio = try SoundFile.read(path)
-        case .pcm(let pcm): audio = pcm
-        }
+        let audio = try clip.audio()
         accept(.clip(name: clip.name), audio, guard: clip.loudnessGuard ?? loudnessGuard)
     }
 

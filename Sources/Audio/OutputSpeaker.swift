@@ -65,11 +65,7 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
 
     public func play(_ clip: AudioClip) async throws {
         let requested = clock.now
-        let audio: PCMAudio
-        switch clip.source {
-        case .file(let path): audio = try SoundFile.read(path)
-        case .pcm(let pcm): audio = pcm
-        }
+        let audio = try clip.audio()
         try enqueue(Pending(item: .clip(name: clip.name), audio: audio, requested: requested, loudnessGuard: clip.loudnessGuard ?? loudnessGuard))
     }
 

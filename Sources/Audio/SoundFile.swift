@@ -79,3 +79,18 @@ final class WAVWriter {
 
     deinit { close() }
 }
+
+extension AudioClip {
+    /// The samples a speaker plays: the file or the samples in memory, from ``HAL/AudioClip/start`` on.
+    public func audio() throws -> PCMAudio {
+        var audio: PCMAudio
+        switch source {
+        case .file(let path): audio = try SoundFile.read(path)
+        case .pcm(let pcm): audio = pcm
+        }
+        guard start > .zero, audio.channelCount > 0 else { return audio }
+        let frames = Int(min(Double(audio.samples.count / audio.channelCount), (start.seconds * Double(audio.sampleRate)).rounded()))
+        audio.samples.removeFirst(frames * audio.channelCount)
+        return audio
+    }
+}

@@ -186,6 +186,7 @@ hal_cv_image *hal_cv_video_read(hal_cv_video *video) {
 }
 
 double hal_cv_video_fps(const hal_cv_video *video) { return video->capture.get(cv::CAP_PROP_FPS); }
+long hal_cv_video_frame_count(const hal_cv_video *video) { return (long)video->capture.get(cv::CAP_PROP_FRAME_COUNT); }
 void hal_cv_video_close(hal_cv_video *video) { delete video; }
 
 hal_cv_video_writer *hal_cv_video_writer_open(const char *path, double fps, int width, int height) {

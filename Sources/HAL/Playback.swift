@@ -39,12 +39,15 @@ public struct AudioClip: Sendable, Hashable {
     /// The loudness the app allows for this clip, which the speaker applies in place of its own guard; `nil` leaves
     /// it to the speaker.
     public var loudnessGuard: LoudnessGuard?
+    /// Where in the audio to start playing: zero for the whole clip, later for a video's soundtrack after a seek.
+    public var start: Duration
 
     /// Creates a clip.
-    public init(name: String, source: Source, loudnessGuard: LoudnessGuard? = nil) {
+    public init(name: String, source: Source, loudnessGuard: LoudnessGuard? = nil, start: Duration = .zero) {
         self.name = name
         self.source = source
         self.loudnessGuard = loudnessGuard
+        self.start = start
     }
 }
 

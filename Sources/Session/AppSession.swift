@@ -1,5 +1,6 @@
 public import AppCore
 import Audio
+import Camera
 import Foundation
 public import HAL
 public import Replay
@@ -38,6 +39,9 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// (``Audio/SpeechSynthesizer/estimatedDuration(of:)``, the same in every run), and the log shows when each
     /// started and ended. A live run with `nil` has no speaker.
     public var speaker: (any Speaker)?
+    /// Where the app's videos are shown: a fresh ``Camera/VideoFileScreen`` for each replay when `nil`, which decodes
+    /// the files the app opens and shows their frames on the replay's time.
+    public var screen: (any VideoScreen)?
     /// Where the app keeps what outlasts a run; a fresh ``AppCore/InMemoryAppStorage`` for each replay when `nil`, so
     /// that a replay gives the same events every time.
     public var storage: (any AppStorage)?
@@ -55,11 +59,12 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// A session replaying `inputs` into `logic`.
     public init(
         _ logic: Logic, inputs: Trace, commands: [ScriptedCommand] = [], end: Double? = nil, faults: FaultPlan? = nil,
-        speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil, pacing: ReplayPacing = .asFastAsPossible,
-        pacingClock: any Clock<Duration> = ContinuousClock(), expectations: [EventExpectation] = [],
-        records: Bool = false
+        speaker: (any Speaker)? = nil, screen: (any VideoScreen)? = nil, storage: (any AppStorage)? = nil,
+        pacing: ReplayPacing = .asFastAsPossible, pacingClock: any Clock<Duration> = ContinuousClock(),
+        expectations: [EventExpectation] = [], records: Bool = false
     ) {
         self.storage = storage
+        self.screen = screen
         self.logic = logic
         self.inputs = inputs
         self.commands = commands
@@ -90,7 +95,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         }
         var runner = AppRunner(
             logic: logic, speaker: speaker ?? Self.simulatedSpeaker(latency: faults?.speakerLatency ?? .none),
-            storage: storage ?? InMemoryAppStorage.forReplay())
+            screen: screen ?? VideoFileScreen(), storage: storage ?? InMemoryAppStorage.forReplay())
         var events: [AppEvent] = []
         func emit(_ batch: [AppEvent]) {
             onEvents(batch, start)
@@ -154,10 +159,11 @@ public struct AppSession<Logic: AppLogic>: Sendable {
 extension AppSession {
     /// Runs the app live: readings from `sources` as they arrive, each named by its channel, with what the speaker
     /// played fed back, on `clock` (the monotonic clock on a board). It ends when every source has ended or the
-    /// task is cancelled; a source that fails is reported to `onDeviceError` and the others go on.
+    /// task is cancelled; a source that fails is reported to `onDeviceError` and the others go on. Videos the app
+    /// opens show on `screen` (a ``Camera/VideoFileScreen`` when `nil`), driven by the inputs and the clock's ticks.
     public static func live<C: Clock>(
         _ logic: Logic, sources: [(channel: String, readings: AsyncThrowingStream<Reading, any Error>)],
-        speaker: (any Speaker)? = nil, storage: (any AppStorage)? = nil, clock: C, expectations: [EventExpectation] = [],
+        speaker: (any Speaker)? = nil, screen: (any VideoScreen)? = nil, storage: (any AppStorage)? = nil, clock: C, expectations: [EventExpectation] = [],
         onDeviceError: @escaping @Sendable (any Error) -> Void = { _ in },
         onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }
     ) async throws -> SessionResult where C.Instant == Timestamp, C.Duration == Duration {
@@ -165,7 +171,8 @@ extension AppSession {
         let feedback = speaker.map { [$0.events(buffering: .unbounded).anyReadings()] } ?? []
         let start = clock.now
         let inputs = LiveInputs.merge(sources, feedback: feedback, clock: clock, onDeviceError: onDeviceError)
-        var runner = AppRunner(logic: logic, speaker: speaker, storage: storage, drivesSpeaker: false)
+        var runner = AppRunner(
+            logic: logic, speaker: speaker, screen: screen ?? VideoFileScreen(), storage: storage, drivesSpeaker: false)
         var events: [AppEvent] = []
         do {
             try await runner.run(inputs, start: start) { batch in

@@ -52,12 +52,14 @@ import Glibc
         let clip = packageRoot + "/traces/viewer/clips/hall-welcome.wav"  // 5.7 s: still playing at the taps
         let speaker = CapturingSpeaker(
             info: DeviceInfo(uri: "capture:test", name: "test", kind: .speaker, backend: "capture"), clock: VirtualClock())
-        let inputs = tap(1, 0.5, 0.5) + tap(2, 0.5, 0.5) + tap(3, Self.screenX(yaw: -25), 0.5) + tap(4, Self.screenX(yaw: 25), 0.5)
+        // The video's back button (top left) closes it before the door.
+        let inputs = tap(1, 0.5, 0.5) + tap(2, 0.5, 0.5) + tap(3, Self.screenX(yaw: -25), 0.5) + tap(3.5, 0.05, 0.05)
+            + tap(4, Self.screenX(yaw: 25), 0.5)
         let log = await events(try ExperienceViewer(config: ViewerConfig(experience: Self.oneView(clip: clip))), inputs, speaker: speaker)
         // The runner drives the speaker in the taps' time: it started, paused and stopped the clip.
         #expect(names(log) == [
             "experience.started", "panorama.entered", "view.facing", "sound.played", "speaker.started", "sound.paused",
-            "speaker.paused", "sound.stopped", "video.opened", "speaker.stopped", "panorama.left", "panorama.entered",
+            "speaker.paused", "sound.stopped", "video.opened", "speaker.stopped", "video.closed", "view.facing", "panorama.left", "panorama.entered",
             "view.facing", "experience.completed",
         ])
         #expect(log.filter { $0.name.hasPrefix("speaker.") }.map(\.timestamp) == [at(1.08), at(2.08), at(3.08)])
@@ -150,6 +152,11 @@ import Glibc
         #expect(throws: AppConfigError(field: "experiences[3].panoramas[0].hotspots[0].to", "'lab' is not another panorama of this experience (q)")) {
             try library.add(Experience(title: "Doors", panoramas: [
                 Panorama(id: "p", hotspots: [Hotspot(id: "d", kind: .door, yaw: 0, pitch: 0, size: 10, to: "lab")]), Panorama(id: "q", hotspots: []),
+            ]))
+        }
+        #expect(throws: AppConfigError(field: "experiences[3].panoramas[0].hotspots[0].soundtrack", "only a video hotspot has a soundtrack")) {
+            try library.add(Experience(title: "Sounds", panoramas: [
+                Panorama(id: "p", hotspots: [Hotspot(id: "s", kind: .sound, yaw: 0, pitch: 0, size: 10, clip: "a.wav", soundtrack: "b.wav")]),
             ]))
         }
         for number in 4...10 { try library.add(Experience(title: "Room \(number)", panoramas: panorama)) }

@@ -62,6 +62,8 @@ hal_cv_video *hal_cv_video_open(const char *path);
 /// The next frame as BGR, or NULL at the end.
 hal_cv_image *hal_cv_video_read(hal_cv_video *video);
 double hal_cv_video_fps(const hal_cv_video *video);
+/// The frame count the container states (0 when it states none; it may be more than the frames there are).
+long hal_cv_video_frame_count(const hal_cv_video *video);
 void hal_cv_video_close(hal_cv_video *video);
 
 typedef struct hal_cv_video_writer hal_cv_video_writer;

@@ -50,21 +50,11 @@ public struct FileCamera: Camera {
                             continuation.yield(try Self.imageFrame(file, index: index, at: time(index), uri: uri))
                         }
                     case .video(let path):
-                        guard let video = hal_cv_video_open(path) else {
-                            throw DeviceError(.notFound, uri: uri, String(cString: hal_cv_last_error()))
-                        }
-                        defer { hal_cv_video_close(video) }
-                        var index = 0
-                        while let image = hal_cv_video_read(video) {
+                        let video = try VideoFile(path: path, uri: uri)
+                        while true {
                             try Task.checkCancellation()
-                            defer { hal_cv_image_free(image) }
-                            let width = Int(hal_cv_image_width(image)), height = Int(hal_cv_image_height(image))
-                            let stride = Int(hal_cv_image_stride(image))
-                            let bytes = Array(UnsafeBufferPointer(start: hal_cv_image_pixels(image), count: stride * height))
-                            continuation.yield(Frame(
-                                timestamp: time(index), sequence: UInt64(index), width: width, height: height, pixelFormat: .bgr24,
-                                bytesPerRow: stride, storage: .bytes(bytes)))
-                            index += 1
+                            guard let frame = video.read(at: time(video.nextIndex)) else { break }
+                            continuation.yield(frame)
                         }
                     case .pattern(let pattern, let frames):
                         for index in 0..<frames {
@@ -157,11 +147,7 @@ public struct FileCameraBackend: DeviceBackend {
             return FileCamera(source: .images(files), rate: rate ?? 30, uri: uri.description)
         case "video":
             guard FileManager.default.fileExists(atPath: uri.body) else { throw DeviceError(.notFound, uri: uri.description, "no file \(uri.body)") }
-            if rate == nil, let video = hal_cv_video_open(uri.body) {
-                let fps = hal_cv_video_fps(video)
-                hal_cv_video_close(video)
-                if fps > 0 { rate = fps }
-            }
+            if rate == nil { rate = try VideoFile(path: uri.body, uri: uri.description).rate }
             return FileCamera(source: .video(uri.body), rate: rate ?? 30, uri: uri.description)
         default:
             guard let kind = TestPattern.Kind(rawValue: uri.body) else {

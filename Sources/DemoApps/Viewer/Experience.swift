@@ -23,17 +23,20 @@ public struct Hotspot: Sendable, Hashable, Codable {
     public var size: Double
     /// The sound or video file, for sound and video hotspots.
     public var clip: String?
+    /// A video's sound, a file the speaker plays with the frames (a video file's own sound is not decoded).
+    public var soundtrack: String?
     /// The panorama a door leads to, by id.
     public var to: String?
 
     /// Creates a hotspot.
-    public init(id: String, kind: Kind, yaw: Double, pitch: Double, size: Double, clip: String? = nil, to: String? = nil) {
+    public init(id: String, kind: Kind, yaw: Double, pitch: Double, size: Double, clip: String? = nil, soundtrack: String? = nil, to: String? = nil) {
         self.id = id
         self.kind = kind
         self.yaw = yaw
         self.pitch = pitch
         self.size = size
         self.clip = clip
+        self.soundtrack = soundtrack
         self.to = to
     }
 }
@@ -148,6 +151,9 @@ public struct ExperienceLibrary: Sendable, Hashable, Codable {
                     guard let clip = hotspot.clip, !clip.isEmpty else { throw AppConfigError(field: "\(at).clip", "a \(hotspot.kind.rawValue) hotspot needs a clip") }
                 case .door:
                     break
+                }
+                if hotspot.soundtrack != nil, hotspot.kind != .video {
+                    throw AppConfigError(field: "\(at).soundtrack", "only a video hotspot has a soundtrack")
                 }
             }
         }

@@ -43,7 +43,15 @@ public struct ViewerConfig: Sendable, Hashable, Codable {
 /// - **Doors:** before every sound and video of the panorama has been played, a door shows the
 ///   incomplete-panorama warning: tapping the left half of its dialog (y 0.55–0.75) is "finish first"
 ///   (stay), the right half "go on".
-/// - **Completion:** when every clip of the last panorama has been played.
+/// - **Videos** open full screen on the ``HAL/VideoScreen`` (frames from the video file, the hotspot's `soundtrack` on
+///   the speaker) and start by themselves. The controls (``VideoControls``: back at the top left, the timeline along
+///   the top, play/pause at the bottom) hide ``controlsTimeout`` after the last touch; while hidden, a tap anywhere
+///   shows them again and does nothing else. Play/pause pauses and resumes, a tap or a drag released on the timeline
+///   seeks there, and back closes the video; so does its end. `video.closed` says why and how many frames were shown.
+/// - **Completion:** when every clip of the last panorama has been played, the congratulations show
+///   (`experience.completed`); a tap acknowledges them and returns to the Home page (`home.shown`).
+/// - **Exit:** the exit tab (``exitTab``, top right, over everything) or the `exit` command leaves the experience at
+///   any time for the Home page, stopping what plays. At the Home page the viewer takes no more input.
 public struct ExperienceViewer: AppLogic {
     /// `viewer`.
     public static let name = "viewer"
@@ -56,6 +64,20 @@ public struct ExperienceViewer: AppLogic {
     public static let loudness = LoudnessGuard(target: -30, ceiling: -20)
     /// The warning dialog's buttons: "finish first" on the left half, "go on" on the right.
     public static let warningDialog = ScreenRegion(x: 0, y: 0.55, width: 1, height: 0.2)
+    /// The exit tab of the overlay, shown over the panorama, the video and the congratulations (Prep F9).
+    public static let exitTab = ScreenRegion(x: 0.85, y: 0, width: 0.15, height: 0.12)
+    /// How long a video's controls stay after the last touch (Prep F12).
+    public static let controlsTimeout: Duration = .seconds(4)
+
+    /// Where the video player's controls are, while shown (Prep F12).
+    public enum VideoControls {
+        /// Back: closes the video.
+        public static let back = ScreenRegion(x: 0, y: 0, width: 0.15, height: 0.12)
+        /// The timeline: a tap or a drag released at `x` seeks to `(x − 0.2) / 0.6` of the video.
+        public static let timeline = ScreenRegion(x: 0.2, y: 0, width: 0.6, height: 0.12)
+        /// Play/pause.
+        public static let playPause = ScreenRegion(x: 0.4, y: 0.85, width: 0.2, height: 0.15)
+    }
 
     private let experience: Experience
     private let clipFolder: String?
@@ -68,6 +90,11 @@ public struct ExperienceViewer: AppLogic {
     private var sound: (hotspot: String, paused: Bool)?
     private var warningDoor: Hotspot?
     private var completed = false
+    /// The open video: its hotspot, whether paused, when its controls hide (`nil` while hidden), frames shown.
+    private var player: (hotspot: String, paused: Bool, controlsHide: Timestamp?, frames: Int)?
+    /// The congratulations are showing, not yet acknowledged.
+    private var congratulating = false
+    private var atHome = false
     private var facing: (yaw: Int, pitch: Int)?
     private var lastMotion: Timestamp?
     private var motionLost = false
@@ -96,14 +123,24 @@ public struct ExperienceViewer: AppLogic {
     }
 
     public var nextDeadline: Timestamp? {
-        guard controller.mode == .motion, !motionLost, let lastMotion else { return nil }
+        [motionDeadline, player?.controlsHide].compactMap { $0 }.min()
+    }
+
+    private var motionDeadline: Timestamp? {
+        guard controller.mode == .motion, !motionLost, !atHome, let lastMotion else { return nil }
         return lastMotion + Self.motionTimeout
     }
 
     public mutating func advance(to time: Timestamp, output: inout AppOutput) {
-        guard let deadline = nextDeadline, deadline <= time else { return }
-        motionLost = true
-        output.emit("motion.lost", at: deadline, ["seconds": .rounded(Self.motionTimeout.seconds)])
+        while let deadline = nextDeadline, deadline <= time {
+            if let player, player.controlsHide == deadline {
+                self.player?.controlsHide = nil
+                output.emit("video.controls.hidden", at: deadline, ["hotspot": .string(player.hotspot)])
+            } else {
+                motionLost = true
+                output.emit("motion.lost", at: deadline, ["seconds": .rounded(Self.motionTimeout.seconds)])
+            }
+        }
     }
 
     public mutating func handle(_ input: AppInput, output: inout AppOutput) {
@@ -120,6 +157,13 @@ public struct ExperienceViewer: AppLogic {
                 self.sound = nil
                 output.emit("sound.interrupted", at: time, ["hotspot": .string(sound.hotspot)])
             }
+        case .reading(.frame, "video"):
+            player?.frames += 1
+        case .reading(.playback(let event), "video"):
+            // The video ended, or the screen could not show it.
+            if event.phase == .finished || event.phase == .stopped, player != nil {
+                closeVideo(at: event.timestamp, reason: event.phase == .finished ? "finished" : "failed", output: &output)
+            }
         case .reading(.playback(let event), _):
             // The speaker's own report that a clip ended: tapping the hotspot plays it again, not pauses.
             if event.phase == .finished, case .clip(let name) = event.item, let sound,
@@ -127,6 +171,9 @@ public struct ExperienceViewer: AppLogic {
                 self.sound = nil
                 output.emit("sound.finished", at: event.timestamp, ["hotspot": .string(sound.hotspot)])
             }
+        case .reading(.pointer(let event), _) where player != nil || congratulating || atHome:
+            // Over the panorama: the video, the congratulations, or the Home page.
+            if let gesture = taps.gesture(event) { touch(gesture, at: event.timestamp, output: &output) }
         case .reading(.pointer(let event), _):
             controller.handle(event)
             reportView(at: event.timestamp, output: &output)
@@ -156,6 +203,7 @@ public struct ExperienceViewer: AppLogic {
     }
 
     private mutating func reportView(at time: Timestamp, output: inout AppOutput) {
+        guard player == nil, !congratulating, !atHome else { return }  // the panorama is covered
         let view = controller.view(at: time)
         let rounded = (yaw: Int((view.yaw / 15).rounded()) * 15 % 360, pitch: Int((view.pitch / 15).rounded()) * 15)
         guard facing?.yaw != rounded.yaw || facing?.pitch != rounded.pitch else { return }
@@ -166,6 +214,7 @@ public struct ExperienceViewer: AppLogic {
     // MARK: Taps
 
     private mutating func tap(x: Double, y: Double, at time: Timestamp, output: inout AppOutput) {
+        if Self.exitTab.contains(x: x, y: y) { return exit(at: time, output: &output) }
         if let door = warningDoor {
             guard Self.warningDialog.contains(x: x, y: y) else { return }
             warningDoor = nil
@@ -192,7 +241,12 @@ public struct ExperienceViewer: AppLogic {
         case .video:
             stopSound(at: time, output: &output)
             played.insert(key(hotspot))
-            output.emit("video.opened", at: time, ["hotspot": .string(hotspot.id), "clip": .string(hotspot.clip ?? "")])
+            let clip = hotspot.clip ?? ""
+            output.emit("video.opened", at: time, ["hotspot": .string(hotspot.id), "clip": .string(clip)])
+            player = (hotspot.id, false, time + Self.controlsTimeout, 0)
+            output.request(.open(VideoClip(
+                name: clip, path: ClipFiles.path(clip, in: clipFolder),
+                soundtrack: hotspot.soundtrack.map { ClipFiles.clip($0, in: clipFolder, loudnessGuard: Self.loudness) })))
             checkCompletion(at: time, output: &output)
         case .door:
             let remaining = panorama.clips.filter { !played.contains(key($0)) }
@@ -236,7 +290,83 @@ public struct ExperienceViewer: AppLogic {
         guard !completed, panoramaIndex == experience.panoramas.count - 1,
               panorama.clips.allSatisfy({ played.contains(key($0)) }) else { return }
         completed = true
+        congratulating = true
         output.emit("experience.completed", at: time, ["title": .string(experience.title ?? "")])
+    }
+
+    // MARK: Video, congratulations, exit
+
+    /// A gesture over the panorama: on the exit tab, the video's controls, or the congratulations.
+    private mutating func touch(_ gesture: Gesture, at time: Timestamp, output: inout AppOutput) {
+        if case .tap(let x, let y) = gesture, Self.exitTab.contains(x: x, y: y), !atHome { return exit(at: time, output: &output) }
+        guard let player else {
+            if congratulating, case .tap = gesture {
+                congratulating = false
+                output.emit("congratulations.acknowledged", at: time, ["title": .string(experience.title ?? "")])
+                goHome(at: time, output: &output)
+            }
+            return
+        }
+        let hotspot = AppEventValue.string(player.hotspot)
+        self.player?.controlsHide = time + Self.controlsTimeout
+        guard player.controlsHide != nil else {
+            output.emit("video.controls.shown", at: time, ["hotspot": hotspot])
+            return
+        }
+        switch gesture {
+        case .tap(let x, let y) where VideoControls.back.contains(x: x, y: y):
+            output.request(.close)
+            closeVideo(at: time, reason: "back", output: &output)
+        case .tap(let x, let y) where VideoControls.playPause.contains(x: x, y: y):
+            self.player?.paused.toggle()
+            output.emit(player.paused ? "video.resumed" : "video.paused", at: time, ["hotspot": hotspot])
+            output.request(player.paused ? VideoRequest.play : .pause)
+        case .tap(let x, let y) where VideoControls.timeline.contains(x: x, y: y):
+            seek(to: x, at: time, output: &output)
+        case .swipe(let x, let y, let dx, _) where VideoControls.timeline.contains(x: x, y: y):
+            seek(to: x + dx, at: time, output: &output)
+        default:
+            break
+        }
+    }
+
+    /// Moves the video to where a finger let go of the timeline.
+    private mutating func seek(to x: Double, at time: Timestamp, output: inout AppOutput) {
+        guard let player else { return }
+        let timeline = VideoControls.timeline
+        let fraction = min(1, max(0, (x - timeline.x) / timeline.width))
+        output.emit("video.seeked", at: time, ["hotspot": .string(player.hotspot), "position": .rounded(fraction, places: 2)])
+        output.request(.seek(fraction))
+    }
+
+    /// Closes the video popup, back to the panorama.
+    private mutating func closeVideo(at time: Timestamp, reason: String, output: inout AppOutput) {
+        guard let player else { return }
+        self.player = nil
+        output.emit("video.closed", at: time, [
+            "hotspot": .string(player.hotspot), "reason": .string(reason), "frames": .int(Int64(player.frames)),
+        ])
+        facing = nil
+        reportView(at: time, output: &output)
+    }
+
+    /// Leaves the experience for the Home page, stopping what plays.
+    private mutating func exit(at time: Timestamp, output: inout AppOutput) {
+        atHome = true  // the panorama is not shown again
+        stopSound(at: time, output: &output)
+        if player != nil {
+            output.request(.close)
+            closeVideo(at: time, reason: "exit", output: &output)
+        }
+        warningDoor = nil
+        congratulating = false
+        output.emit("experience.exited", at: time, ["panorama": .string(panorama.id)])
+        goHome(at: time, output: &output)
+    }
+
+    private mutating func goHome(at time: Timestamp, output: inout AppOutput) {
+        atHome = true
+        output.emit("home.shown", at: time)
     }
 
     private mutating func goThrough(_ door: Hotspot, at time: Timestamp, output: inout AppOutput) {
@@ -261,7 +391,10 @@ public struct ExperienceViewer: AppLogic {
 
     private mutating func handle(_ command: AppCommand, output: inout AppOutput) {
         let time = command.timestamp
+        guard !atHome else { return output.refuse(command, "the experience has been left; the Home page takes no commands") }
         switch command.action {
+        case "exit":
+            exit(at: time, output: &output)
         case "setMode":
             guard let mode = command.arguments["mode"].flatMap(ViewDirectionController.Mode.init(rawValue:)) else {
                 return output.refuse(command, "mode is motion or swipe")

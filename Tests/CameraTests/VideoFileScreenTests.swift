@@ -1,0 +1,80 @@
+import Camera
+import HAL
+import Testing
+import TestSupport
+
+/// The video screen: frames of a `video:` file at its rate on the time it is driven to, with pause, seek and close.
+@Suite struct VideoFileScreenTests {
+    /// A 10-frame video at 10 frames a second (a moving bar pattern), and its path.
+    static func video() throws -> String {
+        let path = try makeScratchFolder() + "/ten.avi"
+        let writer = try VideoWriter(path: path, framesPerSecond: 10, width: 64, height: 48)
+        for index in 0..<10 {
+            try writer.append(CVImage(converting: TestPattern(kind: .bars, width: 64, height: 48, format: .bgr24).frame(index, at: .zero), to: .bgr))
+        }
+        return path
+    }
+
+    static func time(_ seconds: Double) -> Timestamp { Timestamp(nanoseconds: Int64((seconds * 1e9).rounded())) }
+
+    /// What the outputs were, as `frame N @ t` and `phase @ t` lines.
+    static func lines(_ outputs: [VideoScreenOutput]) -> [String] {
+        outputs.map { output in
+            switch output {
+            case .frame(let frame): "frame \(frame.sequence) @ \(frame.timestamp.seconds)"
+            case .playback(let event): "\(event.phase.rawValue) @ \(event.timestamp.seconds)" + (event.latency.map { " latency \($0.seconds)" } ?? "")
+            }
+        }
+    }
+
+    @Test func aVideoPlaysEveryFrameAtItsRateAndTheSameFramesAsTheFrameSource() async throws {
+        let path = try Self.video()
+        let screen = VideoFileScreen(startDelay: .milliseconds(300))
+        try screen.open(VideoClip(name: "ten.avi", path: path), at: Self.time(1))
+        #expect(screen.nextEventTime == Self.time(1.3))
+        #expect(screen.advance(to: Self.time(1.29)).isEmpty)
+        let outputs = screen.advance(to: Self.time(5))
+        #expect(Self.lines(outputs) == ["started @ 1.3 latency 0.3"] + (0..<10).map { "frame \($0) @ \(Double(13 + $0) / 10)" } + ["finished @ 2.3"])
+        #expect(screen.nextEventTime == nil)
+        // The screen shows exactly what the `video:` frame source gives.
+        let camera = try FileCameraBackend(scheme: "video").open(DeviceURI("video:\(path)")) as! FileCamera
+        var source: [Frame] = []
+        for try await frame in camera.readings(buffering: .unbounded) { source.append(frame) }
+        let shown = outputs.compactMap { if case .frame(let frame) = $0 { frame } else { nil } }
+        #expect(shown.map(\.storage) == source.map(\.storage))
+    }
+
+    @Test func pauseHoldsTheFrameSeekShowsTheFrameThereAndCloseStops() throws {
+        let screen = VideoFileScreen()
+        try screen.open(VideoClip(name: "ten.avi", path: try Self.video()), at: .zero)
+        #expect(Self.lines(screen.advance(to: Self.time(0.25))) == ["started @ 0.0 latency 0.0", "frame 0 @ 0.0", "frame 1 @ 0.1", "frame 2 @ 0.2"])
+        screen.pause(at: Self.time(0.25))
+        #expect(Self.lines(screen.advance(to: Self.time(2))) == ["paused @ 0.25"])
+        // Paused: the seek shows frame 5 at once and stays paused.
+        #expect(screen.seek(toFraction: 0.5, at: Self.time(2)) == .milliseconds(500))
+        #expect(Self.lines(screen.advance(to: Self.time(3))) == ["frame 5 @ 2.0"])
+        screen.play(at: Self.time(3))
+        #expect(Self.lines(screen.advance(to: Self.time(3.15))) == ["resumed @ 3.0", "frame 6 @ 3.0", "frame 7 @ 3.1"])
+        // Playing: a seek back plays on from there, decoding from the start again.
+        #expect(screen.seek(toFraction: 0.1, at: Self.time(3.15)) == .milliseconds(100))
+        #expect(Self.lines(screen.advance(to: Self.time(3.3))) == ["frame 1 @ 3.15", "frame 2 @ 3.25"])
+        screen.close(at: Self.time(3.3))
+        #expect(Self.lines(screen.advance(to: Self.time(9))) == ["stopped @ 3.3"])
+        #expect(screen.nextEventTime == nil)
+        // Paused before its first frame, it has not started; a seek past the end shows the last frame, and starts it.
+        try screen.open(VideoClip(name: "ten.avi", path: try Self.video()), at: Self.time(10))
+        screen.pause(at: Self.time(10))
+        #expect(screen.seek(toFraction: 1, at: Self.time(10.5)) == .milliseconds(900))
+        #expect(Self.lines(screen.advance(to: Self.time(11))) == ["started @ 10.5 latency 0.5", "frame 9 @ 10.5"])
+        screen.play(at: Self.time(11))
+        #expect(Self.lines(screen.advance(to: Self.time(12))) == ["resumed @ 11.0", "finished @ 11.0"])
+    }
+
+    @Test func aFileThatIsNoVideoIsAnErrorNamingIt() throws {
+        let screen = VideoFileScreen()
+        #expect { try screen.open(VideoClip(name: "none", path: "/nonexistent/film.avi"), at: .zero) } throws: { error in
+            "\(error)".contains("/nonexistent/film.avi")
+        }
+        #expect(screen.nextEventTime == nil)
+    }
+}
