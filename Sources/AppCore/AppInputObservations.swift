@@ -8,13 +8,24 @@ public enum AppInputObservations {
     /// a pointer's `phase`, `pointer`, `x` and `y`; a key's `code` and `state`; a fix's `mode`; an expression's
     /// `dominant`; a playback event's `phase` and `clip` or `text`; a frame's `seq`. A command's are its arguments.
     public static func event(for input: AppInput) -> AppEvent? {
+        guard let name = name(of: input) else { return nil }
         switch input {
-        case .reading(let reading, let channel):
-            AppEvent(timestamp: reading.timestamp, name: "input:\(channel ?? "unnamed")", attributes: attributes(of: reading))
+        case .reading(let reading, _):
+            return AppEvent(timestamp: reading.timestamp, name: name, attributes: attributes(of: reading))
         case .command(let command):
-            AppEvent(timestamp: command.timestamp, name: "command:\(command.action)", attributes: command.arguments.mapValues { .string($0) })
+            return AppEvent(timestamp: command.timestamp, name: name, attributes: command.arguments.mapValues { .string($0) })
         case .tick, .speakerFailed:
-            nil
+            return nil
+        }
+    }
+
+    /// The name of the input's event (`input:CHANNEL`, `command:ACTION`), or `nil` for ticks and a lost speaker:
+    /// enough to tell whether a matcher can be about it (``EventMatcher/matches(name:)``) before making the event.
+    public static func name(of input: AppInput) -> String? {
+        switch input {
+        case .reading(_, let channel): "input:\(channel ?? "unnamed")"
+        case .command(let command): "command:\(command.action)"
+        case .tick, .speakerFailed: nil
         }
     }
 

@@ -19,8 +19,12 @@ public struct EventMatcher: Sendable, Hashable, Codable {
 
     /// Whether `event` matches.
     public func matches(_ event: AppEvent) -> Bool {
-        let named = self.event.hasSuffix(".*") ? event.name.hasPrefix(self.event.dropLast()) : event.name == self.event
-        return named && (with ?? [:]).allSatisfy { event.attributes[$0.key]?.description == $0.value }
+        matches(name: event.name) && (with ?? [:]).allSatisfy { event.attributes[$0.key]?.description == $0.value }
+    }
+
+    /// Whether an event named `name` can match: the name part of ``matches(_:)``.
+    public func matches(name: String) -> Bool {
+        self.event.hasSuffix(".*") ? name.hasPrefix(self.event.dropLast()) : name == self.event
     }
 
     /// Whether the matcher is about inputs (`input:…`, `command:…`) rather than the app's events.
@@ -221,11 +225,15 @@ public struct EventExpectation: Sendable, Hashable, Codable {
         var unused: [Timestamp] = []
         var worst: (delay: Double, at: Timestamp)?
         var count = 0
-        // At one time, causes come before effects.
-        let ordered = events.enumerated().sorted { ($0.element.timestamp, cause.matches($0.element) ? 0 : 1, $0.offset) < ($1.element.timestamp, cause.matches($1.element) ? 0 : 1, $1.offset) }
-        for (_, event) in ordered {
-            if cause.matches(event) { unused.append(event.timestamp) }
-            guard effect.matches(event) else { continue }
+        // Only causes and effects matter; at one time, causes come before effects.
+        let relevant = events.enumerated().compactMap { offset, event -> (event: AppEvent, isCause: Bool, isEffect: Bool, offset: Int)? in
+            let isCause = cause.matches(event), isEffect = effect.matches(event)
+            return isCause || isEffect ? (event, isCause, isEffect, offset) : nil
+        }
+        let ordered = relevant.sorted { ($0.event.timestamp, $0.isCause ? 0 : 1, $0.offset) < ($1.event.timestamp, $1.isCause ? 0 : 1, $1.offset) }
+        for (event, isCause, isEffect, _) in ordered {
+            if isCause { unused.append(event.timestamp) }
+            guard isEffect else { continue }
             count += 1
             guard let cause = unused.popLast() else {
                 return .failed(summary, "\(effect.description) at \(Self.at(event.timestamp, start)) had no \(cause.description) before it")

@@ -1,4 +1,5 @@
 public import HAL
+import Foundation
 
 /// A speaker for tests (`capture:`): nothing is played; each clip or utterance is recorded as a
 /// ``Capture`` (what, start and end on the clock, duration, loudness), and its playback events come
@@ -93,8 +94,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
     public var captures: [Capture] { state.withLock { $0.captures } }
 
     public func play(_ clip: AudioClip) async throws {
-        let audio = try clip.audio()
-        accept(.clip(name: clip.name), audio, guard: clip.loudnessGuard ?? loudnessGuard)
+        accept(.clip(name: clip.name), try PreparedClips.prepare(clip, guard: clip.loudnessGuard ?? loudnessGuard))
     }
 
     public func speak(_ utterance: Utterance) async throws {
@@ -106,7 +106,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
             let length = try SpeechSynthesizer.estimatedDuration(of: utterance)
             audio = PCMAudio(sampleRate: 1000, channelCount: 1, samples: Array(repeating: 0, count: Int(length.wholeNanoseconds / 1_000_000)))
         }
-        accept(.speech(text: utterance.text, voice: utterance.voice), audio, guard: loudnessGuard)
+        accept(.speech(text: utterance.text, voice: utterance.voice), PreparedClips.prepare(audio, guard: loudnessGuard))
     }
 
     public func pause() async throws {
@@ -193,19 +193,17 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
     /// The runner's time once it drives the speaker, else the clock's.
     private var currentTime: Timestamp { state.withLock { $0.driven } ?? clock.now }
 
-    private func accept(_ item: PlaybackItem, _ audio: PCMAudio, guard loudnessGuard: LoudnessGuard?) {
-        var played = audio
-        var gain: Double?
-        if let loudnessGuard {
-            let (guarded, report) = loudnessGuard.apply(to: audio)
-            played = guarded
-            gain = report.appliedGain
-        }
+    private func accept(_ item: PlaybackItem, _ prepared: PreparedClips.Prepared) {
+        var played = prepared.audio
+        var loudness = prepared.loudness
+        let gain = prepared.report?.appliedGain
         let now = currentTime
         update { state in
             if state.volume < 1 {
-                let gain = Float(state.volume)
-                played.samples = played.samples.map { $0 * gain }
+                let factor = Float(state.volume)
+                played.samples = played.samples.map { $0 * factor }
+                let volumeGain = 20 * log10(state.volume)
+                loudness = loudness.isShiftable(by: volumeGain) ? loudness.shifted(by: volumeGain) : Loudness(measuring: played)
             }
             let delay = latency.delay(ofRequest: state.requests)
             state.requests += 1
@@ -215,7 +213,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
             let start = max((state.pausedAt ?? now).advanced(by: delay), previousEnd)
             state.captures.append(Capture(
                 item: item, requested: now, start: start, end: start.advanced(by: played.duration), duration: played.duration,
-                loudness: Loudness(measuring: played), gain: gain))
+                loudness: loudness, gain: gain))
             state.scheduled.append(Scheduled(capture: state.captures.count - 1))
         }
     }

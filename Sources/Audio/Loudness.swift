@@ -30,6 +30,18 @@ public struct Loudness: Sendable, Hashable {
         }
         truePeak = peak > 0 ? 20 * log10(peak) : -.infinity
     }
+
+    /// The loudness of the same audio made `gain` dB louder: both figures move by the gain. That is exact while the
+    /// audio stays above EBU R 128's −70 LUFS absolute gate, which is why ``isShiftable(by:)`` asks for 10 dB above it.
+    public func shifted(by gain: Double) -> Loudness {
+        var shifted = self
+        shifted.integrated += gain
+        shifted.truePeak += gain
+        return shifted
+    }
+
+    /// Whether ``shifted(by:)`` gives what a measurement would: the result is at least −60 LUFS.
+    public func isShiftable(by gain: Double) -> Bool { integrated.isFinite && integrated + gain >= -60 }
 }
 
 extension LoudnessGuard {

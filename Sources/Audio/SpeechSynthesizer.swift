@@ -19,6 +19,8 @@ public enum SpeechSynthesizer {
 
     private struct Engine: ~Copyable {
         var sampleRate: Int32 = 0
+        /// ``knownVoices(_:)``, listed once: espeak-ng reads every voice file to list them.
+        var voices: Set<String>?
     }
 
     private static let engine = Locked(Engine())
@@ -27,7 +29,14 @@ public enum SpeechSynthesizer {
 
     /// The names a voice can be asked for by: each voice's name, its identifier and the identifier's
     /// last part (`gmw/en-US`, `en-us`), and its languages, lowercased. Call with the engine locked.
-    private static func knownVoices() -> Set<String> {
+    private static func knownVoices(_ engine: inout Engine) -> Set<String> {
+        if let voices = engine.voices { return voices }
+        let names = listVoices()
+        engine.voices = names
+        return names
+    }
+
+    private static func listVoices() -> Set<String> {
         var names: Set<String> = []
         guard var voice = espeak_ListVoices(nil) else { return names }
         while let entry = voice.pointee {
@@ -59,7 +68,7 @@ public enum SpeechSynthesizer {
     public static func estimatedDuration(of utterance: Utterance) throws(Failure) -> Duration {
         let known: Result<Void, Failure> = engine.withLock { engine in
             if let failure = start(&engine) { return .failure(failure) }
-            guard knownVoices().contains(utterance.voice.lowercased()) else { return .failure(unknownVoice(utterance.voice)) }
+            guard knownVoices(&engine).contains(utterance.voice.lowercased()) else { return .failure(unknownVoice(utterance.voice)) }
             return .success(())
         }
         try known.get()
@@ -90,7 +99,7 @@ public enum SpeechSynthesizer {
     public static func synthesize(_ utterance: Utterance) throws(Failure) -> PCMAudio {
         let result: Result<PCMAudio, Failure> = engine.withLock { engine in
             if let failure = start(&engine) { return .failure(failure) }
-            guard knownVoices().contains(utterance.voice.lowercased()), espeak_SetVoiceByName(utterance.voice) == EE_OK else {
+            guard knownVoices(&engine).contains(utterance.voice.lowercased()), espeak_SetVoiceByName(utterance.voice) == EE_OK else {
                 return .failure(unknownVoice(utterance.voice))
             }
             // Every parameter each time, so one utterance's settings never leak into the next.

@@ -101,11 +101,18 @@ public struct AppSession<Logic: AppLogic>: Sendable {
             onEvents(batch, start)
             events += batch
         }
-        // Inputs are kept as events only when an expectation names them.
-        let observesInputs = expectations.contains { $0.matchers.contains(where: \.isAboutInputs) }
+        // Inputs are kept as events only when an expectation names them: a motion channel at 100 Hz is not made
+        // into events for a check about taps.
+        let inputMatchers = expectations.flatMap(\.matchers).filter(\.isAboutInputs)
+        let observesInputs = !inputMatchers.isEmpty
+        var observedNames: [String: Bool] = [:]
         var observed: [AppEvent] = []
         func feed(_ input: AppInput) async {
-            if observesInputs, let event = AppInputObservations.event(for: input) { observed.append(event) }
+            if observesInputs, let name = AppInputObservations.name(of: input) {
+                let named = observedNames[name] ?? inputMatchers.contains { $0.matches(name: name) }
+                observedNames[name] = named
+                if named, let event = AppInputObservations.event(for: input) { observed.append(event) }
+            }
             emit(await runner.feed(input))
         }
         emit(await runner.start(at: start))
