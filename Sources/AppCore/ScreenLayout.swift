@@ -94,3 +94,31 @@ public struct TapDetector: Sendable {
         ((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0)).squareRoot()
     }
 }
+
+/// Turns key events into presses a user made: a press of a key already down counts again only when it comes at least
+/// ``minimumInterval`` after the one before. So a press delivered twice (a duplicated reading, contact bounce) acts
+/// once, and a press whose release was lost still acts the next time the user presses.
+public struct KeyPresses: Sendable {
+    /// The shortest time between two presses of a key held down that both count, seconds.
+    public var minimumInterval = 0.1
+    private var down: [Int: Double] = [:]
+
+    /// Creates a filter.
+    public init() {}
+
+    /// Takes an event; returns whether it is a press that counts.
+    public mutating func isPress(_ event: KeyEvent) -> Bool {
+        let time = event.timestamp.seconds
+        switch event.state {
+        case .press:
+            defer { down[event.code] = time }
+            guard let previous = down[event.code] else { return true }
+            return time - previous >= minimumInterval
+        case .release:
+            down[event.code] = nil
+            return false
+        case .repeat:
+            return false
+        }
+    }
+}

@@ -34,6 +34,20 @@ import Testing
         #expect(pixels[0] == 15 && pixels[50] == 15 + 7 && pixels[49] == 64)  // column 15 of row 0, row 1, column 64
     }
 
+    /// A camera-key press delivered twice (a duplicated reading) opens the crop view once and does not save it; a press
+    /// whose release was lost still acts the next time.
+    @Test func aDuplicatedKeyPressActsOnce() async throws {
+        var config = FieldGuideConfig()
+        config.cropBeforeSaving = true
+        let key = { (seconds: Double, state: KeyState) in AppInput.reading(.key(KeyEvent(timestamp: at(seconds), code: 212, state: state))) }
+        let frame = Self.frame(1.9, sequence: 1, format: .grey, width: 80, height: 70, bytesPerPixel: 1)
+        let twice = await events(try FieldGuide(config: config), [Self.fix(1.5), frame, key(2, .press), key(2, .press), key(2.1, .release)])
+        #expect(twice.named("crop.shown").count == 1 && twice.named("capture.saved").isEmpty)
+        // No release between two presses a second apart: both act (the crop view opens, then saves).
+        let lost = await events(try FieldGuide(config: config), [Self.fix(1.5), frame, key(2, .press), key(2.05, .repeat), key(2.5, .press)])
+        #expect(lost.named("crop.shown").count == 1 && lost.named("capture.saved").count == 1)
+    }
+
     @Test(arguments: [(PixelFormat.yuyv, 2), (.rgb24, 3), (.nv12, 1)])
     func subsampledAndColourFormatsCropOnWholePixels(format: PixelFormat, bytesPerPixel: Int) throws {
         var output = AppOutput()

@@ -85,6 +85,7 @@ public struct FieldGuide: AppLogic {
     private var fix: LocationFix?
     private var fixLost = false
     private var taps = TapDetector()
+    private var keys = KeyPresses()
     /// The capture in the crop view: the whole frame and the box so far.
     private var pending: FieldEntry?
     /// Fingers down on the screen, for the pinch, and the distance between two when the second went down.
@@ -228,8 +229,8 @@ public struct FieldGuide: AppLogic {
                 fixLost = false
                 fix = newFix
             }
-        case .reading(.key(let key), _) where key.code == Self.cameraKey && key.state == .press:
-            capture(at: key.timestamp, output: &output)
+        case .reading(.key(let key), _) where key.code == Self.cameraKey:
+            if keys.isPress(key) { capture(at: key.timestamp, output: &output) }
         case .reading(.pointer(let event), _):
             handle(event, output: &output)
         case .command(let command):

@@ -87,6 +87,7 @@ public struct EmotionTrainer: AppLogic {
     /// Statistics by player.
     public private(set) var statistics: [String: Statistics] = [:]
     private var taps = TapDetector()
+    private var keys = KeyPresses()
     private var faceState: FaceState = .waiting
     private var lastReading: Timestamp?
     private var holdStart: Timestamp?
@@ -146,7 +147,7 @@ public struct EmotionTrainer: AppLogic {
         case .reading(.pointer(let event), _):
             if let tap = taps.handle(event) { self.tap(x: tap.x, y: tap.y, at: event.timestamp, output: &output) }
         case .reading(.key(let event), _):
-            guard event.state == .press, Self.photoKeys.contains(event.code), case .facialFun(let round) = phase,
+            guard keys.isPress(event), Self.photoKeys.contains(event.code), case .facialFun(let round) = phase,
                   config.facialFun![round].capture ?? .photo == .photo else { break }
             takePhoto(round, at: event.timestamp, output: &output)
         case .reading(.expression(let reading), _):
