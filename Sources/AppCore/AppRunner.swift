@@ -20,8 +20,10 @@ public import HAL
 /// A ``HAL/VideoScreen`` is driven the same way: the app's ``VideoRequest``s are made on it at their time, its frames
 /// are handed to the app as frame readings on channel `video`, and what it did is logged as `screen.started` (with
 /// `latency`), `screen.paused`, `screen.resumed`, `screen.finished` and `screen.stopped` and handed on as playback
-/// readings on channel `video`. A video's soundtrack goes to the speaker with it. A video that cannot be opened is
-/// logged as `screen.failed` and handed to the app as `stopped`.
+/// readings on channel `video`. A video's soundtrack goes to the speaker with it: it starts with the first frame,
+/// pauses and resumes with the frames, starts again from the new position after a seek, and stops when the video
+/// is closed or ends. A video that cannot be opened (or a runner with no screen) is logged as `screen.failed` and
+/// handed to the app as `stopped`.
 public struct AppRunner<Logic: AppLogic>: Sendable {
     /// The app's state.
     public private(set) var logic: Logic
@@ -35,12 +37,26 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private var storageFailed = false
     private var speakerFailed = false
     private var lastTime: Timestamp?
-    /// The driven devices' outputs not yet handed to the app, oldest first, and whether a delivery is under way.
-    private var deviceQueue: [AppInput] = []
+    /// The driven devices' outputs not yet handed to the app, oldest first, each with whether it is logged, and
+    /// whether a delivery is under way.
+    private var deviceQueue: [(input: AppInput, logged: Bool)] = []
     private var delivering = false
-    /// The open video's soundtrack, whether it is playing, and where the soundtrack starts when next played after a
-    /// seek.
-    private var video: (soundtrack: AudioClip?, playing: Bool, pendingSoundtrack: AudioClip?)?
+    /// The open video, as far as its soundtrack goes.
+    private var video: OpenVideo?
+
+    /// What the runner keeps of the open video to keep its soundtrack with the frames.
+    private struct OpenVideo {
+        /// The soundtrack, if any.
+        var soundtrack: AudioClip?
+        /// Whether the app has it playing (not paused).
+        var playing = true
+        /// Whether its first frame has shown.
+        var started = false
+        /// The soundtrack to start at the next play or first frame: from the start, or from where a seek left it.
+        var pending: AudioClip?
+        /// Whether the speaker has the soundtrack (playing or paused), not yet finished or stopped.
+        var soundtrackOn = false
+    }
 
     /// Creates a runner. With `storage`, the app restores from it before it starts, and its stored files go to it.
     ///
@@ -136,12 +152,12 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         var (speakerIndex, screenIndex) = (0, 0)
         while speakerIndex < played.count || screenIndex < shown.count {
             if screenIndex == shown.count || (speakerIndex < played.count && played[speakerIndex].timestamp <= shown[screenIndex].timestamp) {
-                deviceQueue.append(.reading(.playback(played[speakerIndex]), channel: "speaker"))
+                deviceQueue.append((.reading(.playback(played[speakerIndex]), channel: "speaker"), true))
                 speakerIndex += 1
             } else {
                 switch shown[screenIndex] {
-                case .frame(let frame): deviceQueue.append(.reading(.frame(frame), channel: "video"))
-                case .playback(let event): deviceQueue.append(.reading(.playback(event), channel: "video"))
+                case .frame(let frame): deviceQueue.append((.reading(.frame(frame), channel: "video"), true))
+                case .playback(let event): deviceQueue.append((.reading(.playback(event), channel: "video"), true))
                 }
                 screenIndex += 1
             }
@@ -151,18 +167,44 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         defer { delivering = false }
         var events: [AppEvent] = []
         while !deviceQueue.isEmpty {
-            let input = deviceQueue.removeFirst()
+            let (input, logged) = deviceQueue.removeFirst()
+            var soundtrack: [SpeakerRequest] = []
             if case .reading(.playback(let playback), let channel) = input {
                 if channel == "speaker", speakerFailed { continue }
-                // Only the open video finishes: a closed one stops, and its soundtrack was stopped with it.
-                if channel == "video", playback.phase == .finished { video = nil }
-                events.append(Self.logged(playback, device: channel == "video" ? "screen" : "speaker"))
+                if channel == "video" {
+                    soundtrack = followed(playback)
+                } else if playback.phase == .finished, case .clip(let name) = playback.item, name == video?.soundtrack?.name {
+                    video?.soundtrackOn = false
+                }
+                if logged { events.append(Self.logged(playback, device: channel == "video" ? "screen" : "speaker")) }
             }
             var output = AppOutput()
             logic.handle(input, output: &output)
+            output.requests = soundtrack + output.requests
             events += await carryOut(output, at: input.timestamp)
         }
         return events
+    }
+
+    /// What the soundtrack does when the screen reports `playback`: it starts with the first frame (if the app has
+    /// the video playing), and stops when the video ends.
+    private mutating func followed(_ playback: PlaybackEvent) -> [SpeakerRequest] {
+        guard var current = video else { return [] }
+        defer { video = current }
+        switch playback.phase {
+        case .started:
+            current.started = true
+            guard current.playing, let pending = current.pending else { return [] }
+            current.pending = nil
+            current.soundtrackOn = true
+            return [.play(pending)]
+        case .finished:
+            let stop: [SpeakerRequest] = current.soundtrackOn ? [.stop] : []
+            current.soundtrackOn = false
+            return stop
+        case .paused, .resumed, .stopped:
+            return []
+        }
     }
 
     /// The log's event for what a speaker (or, with `device` `screen`, a video screen) did.
@@ -241,44 +283,61 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
 
     /// Makes a video request on the screen at `time`; returns the speaker requests that keep the soundtrack with it.
     private mutating func show(_ request: VideoRequest, at time: Timestamp, events: inout [AppEvent]) -> [SpeakerRequest] {
-        guard let screen else { return [] }
-        switch request {
-        case .open(let clip):
-            let stopOld: [SpeakerRequest] = video?.soundtrack == nil ? [] : [.stop]
+        if case .open(let clip) = request {
+            let stopOld: [SpeakerRequest] = video?.soundtrackOn == true ? [.stop] : []
+            video = nil
             do {
+                guard let screen else { throw VideoUnavailable() }
                 try screen.open(clip, at: time)
             } catch {
-                screen.close(at: time)
-                video = nil
+                screen?.close(at: time)
                 events.append(AppEvent(timestamp: time, name: "screen.failed", attributes: ["clip": .string(clip.name), "error": .string("\(error)")]))
-                deviceQueue.append(.reading(.playback(PlaybackEvent(timestamp: time, phase: .stopped, item: .clip(name: clip.name))), channel: "video"))
+                // The app learns the video is gone; the log has said why, and the video never started.
+                deviceQueue.append((.reading(.playback(PlaybackEvent(timestamp: time, phase: .stopped, item: .clip(name: clip.name))), channel: "video"), false))
                 return stopOld
             }
-            video = (clip.soundtrack, true, nil)
-            return stopOld + (clip.soundtrack.map { [.play($0)] } ?? [])
+            video = OpenVideo(soundtrack: clip.soundtrack, pending: clip.soundtrack)
+            return stopOld
+        }
+        guard let screen, var current = video else { return [] }
+        var closed = false
+        defer { video = closed ? nil : current }
+        switch request {
+        case .open:
+            return []
         case .play:
             screen.play(at: time)
-            guard let current = video, !current.playing else { return [] }
-            video?.playing = true
-            video?.pendingSoundtrack = nil
-            if let pending = current.pendingSoundtrack { return [.play(pending)] }
-            return current.soundtrack == nil ? [] : [.resume]
+            guard !current.playing else { return [] }
+            current.playing = true
+            guard current.started else { return [] }  // the first frame starts the soundtrack
+            if let pending = current.pending {
+                current.pending = nil
+                current.soundtrackOn = true
+                return [.play(pending)]
+            }
+            return current.soundtrackOn ? [.resume] : []
         case .pause:
             screen.pause(at: time)
-            guard let current = video, current.playing else { return [] }
-            video?.playing = false
-            return current.soundtrack == nil ? [] : [.pause]
+            guard current.playing else { return [] }
+            current.playing = false
+            return current.soundtrackOn ? [.pause] : []
         case .seek(let fraction):
             let position = screen.seek(toFraction: fraction, at: time)
-            guard let current = video, var soundtrack = current.soundtrack else { return [] }
+            guard var soundtrack = current.soundtrack else { return [] }
             soundtrack.start = position
-            if current.playing { return [.stop, .play(soundtrack)] }
-            video?.pendingSoundtrack = soundtrack
-            return [.stop]
+            var requests: [SpeakerRequest] = current.soundtrackOn ? [.stop] : []
+            current.soundtrackOn = false
+            current.pending = soundtrack
+            if current.playing, current.started {
+                current.pending = nil
+                current.soundtrackOn = true
+                requests.append(.play(soundtrack))
+            }
+            return requests
         case .close:
             screen.close(at: time)
-            defer { video = nil }
-            return video?.soundtrack == nil ? [] : [.stop]
+            closed = true
+            return current.soundtrackOn ? [.stop] : []
         }
     }
 
@@ -301,4 +360,9 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         case .pause, .resume, .stop, .setVolume: []
         }
     }
+}
+
+/// The error of a video request made to a runner that has no screen.
+struct VideoUnavailable: Error, CustomStringConvertible {
+    var description: String { "no screen to show videos on" }
 }

@@ -6,7 +6,8 @@ public import HAL
 /// true peak) is the costly part of a play and a suite of scenarios plays the same few clips thousands of times.
 ///
 /// A file is known by its path, size and modification time, so a file that changes is read again. Clips from memory
-/// are prepared each time. At most ``capacity`` files of at most ``largestCachedSamples`` samples are kept; the
+/// are prepared each time. A clip played from a point (``HAL/AudioClip/start``) takes the whole clip's gain and
+/// loudness, so a soundtrack sounds the same after a seek. At most ``capacity`` files of at most ``largestCachedSamples`` samples are kept; the
 /// cache starts over when full.
 public enum PreparedClips {
     /// The most files kept.
@@ -28,7 +29,6 @@ public enum PreparedClips {
         var path: String
         var size: Int
         var modified: Date
-        var start: Duration
         var loudnessGuard: LoudnessGuard?
     }
 
@@ -36,11 +36,18 @@ public enum PreparedClips {
 
     /// The clip decoded and through `loudnessGuard`. Errors are the file's, as ``SoundFile/read(_:)`` gives them.
     public static func prepare(_ clip: AudioClip, guard loudnessGuard: LoudnessGuard?) throws -> Prepared {
+        if clip.start > .zero {
+            var whole = clip
+            whole.start = .zero
+            var prepared = try prepare(whole, guard: loudnessGuard)
+            prepared.audio = prepared.audio.dropping(clip.start)
+            return prepared
+        }
         guard case .file(let path) = clip.source,
               let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
         else { return try prepared(clip, loudnessGuard) }
-        let key = Key(path: path, size: size, modified: modified, start: clip.start, loudnessGuard: loudnessGuard)
+        let key = Key(path: path, size: size, modified: modified, loudnessGuard: loudnessGuard)
         if let known = cache.withLock({ $0[key] }) { return known }
         let made = try prepared(clip, loudnessGuard)
         if made.audio.samples.count <= largestCachedSamples {
@@ -60,6 +67,6 @@ public enum PreparedClips {
     }
 
     private static func prepared(_ clip: AudioClip, _ loudnessGuard: LoudnessGuard?) throws -> Prepared {
-        prepare(try clip.audio(), guard: loudnessGuard)
+        prepare(try clip.audio(), guard: loudnessGuard)  // the whole clip: `prepare` trims after
     }
 }

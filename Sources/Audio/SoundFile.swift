@@ -83,14 +83,22 @@ final class WAVWriter {
 extension AudioClip {
     /// The samples a speaker plays: the file or the samples in memory, from ``HAL/AudioClip/start`` on.
     public func audio() throws -> PCMAudio {
-        var audio: PCMAudio
+        let audio: PCMAudio
         switch source {
         case .file(let path): audio = try SoundFile.read(path)
         case .pcm(let pcm): audio = pcm
         }
-        guard start > .zero, audio.channelCount > 0 else { return audio }
-        let frames = Int(min(Double(audio.samples.count / audio.channelCount), (start.seconds * Double(audio.sampleRate)).rounded()))
-        audio.samples.removeFirst(frames * audio.channelCount)
-        return audio
+        return audio.dropping(start)
+    }
+}
+
+extension PCMAudio {
+    /// The audio without its first `duration` (nothing left when it is longer).
+    func dropping(_ duration: Duration) -> PCMAudio {
+        guard duration > .zero, channelCount > 0 else { return self }
+        var rest = self
+        let frames = Int(min(Double(samples.count / channelCount), (duration.seconds * Double(sampleRate)).rounded()))
+        rest.samples.removeFirst(frames * channelCount)
+        return rest
     }
 }

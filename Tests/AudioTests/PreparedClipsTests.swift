@@ -24,12 +24,15 @@ import TestSupport
         let changed = try PreparedClips.prepare(clip, guard: loudnessGuard)
         #expect(changed.audio.duration == .seconds(2))
         #expect(changed.report!.measured.integrated > first.report!.measured.integrated + 4)
-        // From a point on, and with no guard: its own entry, measured as it is.
+        // From a point on: the whole clip's gain, on the rest of its samples.
         var later = clip
         later.start = .milliseconds(1500)
-        let tail = try PreparedClips.prepare(later, guard: nil)
-        #expect(tail.audio.duration == .milliseconds(500) && tail.report == nil)
-        #expect(abs(tail.loudness.integrated - Loudness(measuring: tail.audio).integrated) < 1e-9)
+        let tail = try PreparedClips.prepare(later, guard: loudnessGuard)
+        #expect(tail.audio.duration == .milliseconds(500) && tail.report == changed.report)
+        #expect(tail.audio.samples == Array(changed.audio.samples.suffix(4000)))
+        // With no guard, measured as it is.
+        let plain = try PreparedClips.prepare(clip, guard: nil)
+        #expect(plain.report == nil && plain.loudness == Loudness(measuring: plain.audio))
         // A file that is gone is the file's error.
         #expect(throws: (any Error).self) { try PreparedClips.prepare(AudioClip(name: "x", source: .file(path: path + ".missing")), guard: nil) }
     }

@@ -53,13 +53,18 @@ import TestSupport
         // Paused: the seek shows frame 5 at once and stays paused.
         #expect(screen.seek(toFraction: 0.5, at: Self.time(2)) == .milliseconds(500))
         #expect(Self.lines(screen.advance(to: Self.time(3))) == ["frame 5 @ 2.0"])
+        // The video's own time stood at 0.5 s: frame 6 (0.6 s) shows 0.1 s after the play.
         screen.play(at: Self.time(3))
-        #expect(Self.lines(screen.advance(to: Self.time(3.15))) == ["resumed @ 3.0", "frame 6 @ 3.0", "frame 7 @ 3.1"])
+        #expect(Self.lines(screen.advance(to: Self.time(3.25))) == ["resumed @ 3.0", "frame 6 @ 3.1", "frame 7 @ 3.2"])
         // Playing: a seek back plays on from there, decoding from the start again.
-        #expect(screen.seek(toFraction: 0.1, at: Self.time(3.15)) == .milliseconds(100))
-        #expect(Self.lines(screen.advance(to: Self.time(3.3))) == ["frame 1 @ 3.15", "frame 2 @ 3.25"])
-        screen.close(at: Self.time(3.3))
-        #expect(Self.lines(screen.advance(to: Self.time(9))) == ["stopped @ 3.3"])
+        #expect(screen.seek(toFraction: 0.1, at: Self.time(3.25)) == .milliseconds(100))
+        #expect(Self.lines(screen.advance(to: Self.time(3.3))) == ["frame 1 @ 3.25"])
+        // Paused between frames, it takes up where it was: frame 2 is due 0.1 s after frame 1.
+        screen.pause(at: Self.time(3.3))
+        screen.play(at: Self.time(4))
+        #expect(Self.lines(screen.advance(to: Self.time(4.05))) == ["paused @ 3.3", "resumed @ 4.0", "frame 2 @ 4.05"])
+        screen.close(at: Self.time(4.05))
+        #expect(Self.lines(screen.advance(to: Self.time(9))) == ["stopped @ 4.05"])
         #expect(screen.nextEventTime == nil)
         // Paused before its first frame, it has not started; a seek past the end shows the last frame, and starts it.
         try screen.open(VideoClip(name: "ten.avi", path: try Self.video()), at: Self.time(10))
@@ -67,7 +72,7 @@ import TestSupport
         #expect(screen.seek(toFraction: 1, at: Self.time(10.5)) == .milliseconds(900))
         #expect(Self.lines(screen.advance(to: Self.time(11))) == ["started @ 10.5 latency 0.5", "frame 9 @ 10.5"])
         screen.play(at: Self.time(11))
-        #expect(Self.lines(screen.advance(to: Self.time(12))) == ["resumed @ 11.0", "finished @ 11.0"])
+        #expect(Self.lines(screen.advance(to: Self.time(12))) == ["resumed @ 11.0", "finished @ 11.1"])
     }
 
     @Test func aFileThatIsNoVideoIsAnErrorNamingIt() throws {

@@ -52,14 +52,13 @@ import Glibc
         let clip = packageRoot + "/traces/viewer/clips/hall-welcome.wav"  // 5.7 s: still playing at the taps
         let speaker = CapturingSpeaker(
             info: DeviceInfo(uri: "capture:test", name: "test", kind: .speaker, backend: "capture"), clock: VirtualClock())
-        // The video's back button (top left) closes it before the door.
-        let inputs = tap(1, 0.5, 0.5) + tap(2, 0.5, 0.5) + tap(3, Self.screenX(yaw: -25), 0.5) + tap(3.5, 0.05, 0.05)
-            + tap(4, Self.screenX(yaw: 25), 0.5)
+        // With no screen, the video closes at once as failed, and the door is in view again.
+        let inputs = tap(1, 0.5, 0.5) + tap(2, 0.5, 0.5) + tap(3, Self.screenX(yaw: -25), 0.5) + tap(4, Self.screenX(yaw: 25), 0.5)
         let log = await events(try ExperienceViewer(config: ViewerConfig(experience: Self.oneView(clip: clip))), inputs, speaker: speaker)
         // The runner drives the speaker in the taps' time: it started, paused and stopped the clip.
         #expect(names(log) == [
             "experience.started", "panorama.entered", "view.facing", "sound.played", "speaker.started", "sound.paused",
-            "speaker.paused", "sound.stopped", "video.opened", "speaker.stopped", "video.closed", "view.facing", "panorama.left", "panorama.entered",
+            "speaker.paused", "sound.stopped", "video.opened", "screen.failed", "video.closed", "view.facing", "speaker.stopped", "panorama.left", "panorama.entered",
             "view.facing", "experience.completed",
         ])
         #expect(log.filter { $0.name.hasPrefix("speaker.") }.map(\.timestamp) == [at(1.08), at(2.08), at(3.08)])
@@ -131,7 +130,7 @@ import Glibc
         experience.panoramas[0].hotspots.removeFirst()  // only the door in the first room
         experience.panoramas[0].hotspots[0].yaw = 0
         let log = await events(try ExperienceViewer(config: ViewerConfig(experience: experience)), tap(1, 0.5, 0.5) + tap(2, 0.5, 0.5))
-        #expect(names(log).suffix(4) == ["panorama.entered", "view.facing", "video.opened", "experience.completed"])
+        #expect(names(log).suffix(6) == ["panorama.entered", "view.facing", "video.opened", "experience.completed", "screen.failed", "video.closed"])
     }
 
     @Test func theEditorsRulesGiveClearErrors() throws {

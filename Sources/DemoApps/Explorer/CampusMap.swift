@@ -117,6 +117,8 @@ public struct CampusMap: Sendable, Hashable, Codable {
         public static let nameLength = 1...64
         /// An arrival radius, metres.
         public static let radius = 5.0...500.0
+        /// How far pointing reaches, metres.
+        public static let pointingRange = 10.0...5000.0
         /// A latitude, degrees.
         public static let latitude = -90.0...90.0
         /// A longitude, degrees.
@@ -124,7 +126,9 @@ public struct CampusMap: Sendable, Hashable, Codable {
 
         /// A range as the refusals say it, such as `−90…90 degrees`.
         static func text(_ range: ClosedRange<Double>, _ unit: String) -> String {
-            func number(_ value: Double) -> String { (value < 0 ? "−" : "") + "\(Int(abs(value)))" }
+            func number(_ value: Double) -> String {
+                (value < 0 ? "−" : "") + (abs(value).rounded() == abs(value) ? "\(Int(abs(value)))" : "\(abs(value))")
+            }
             return "\(number(range.lowerBound))…\(number(range.upperBound)) \(unit)"
         }
 
@@ -174,8 +178,8 @@ public struct CampusMap: Sendable, Hashable, Codable {
         if let cone = pointingCone, !(1...90).contains(cone) {
             throw AppConfigError(field: "pointingCone", "\(cone) is out of range; expected 1…90 degrees")
         }
-        if let range = pointingRange, !(10...5000).contains(range) {
-            throw AppConfigError(field: "pointingRange", "\(range) is out of range; expected 10…5000 m")
+        if let range = pointingRange, !Limits.pointingRange.contains(range) {
+            throw AppConfigError(field: "pointingRange", "\(range) is out of range; expected \(Limits.text(Limits.pointingRange, "m"))")
         }
         if let radius = arrivalRadius, !Limits.radius.contains(radius) {
             throw AppConfigError(field: "arrivalRadius", "\(radius) is out of range; expected \(Limits.text(Limits.radius, "m"))")

@@ -152,8 +152,9 @@ public struct ExperienceLibrary: Sendable, Hashable, Codable {
                 case .door:
                     break
                 }
-                if hotspot.soundtrack != nil, hotspot.kind != .video {
-                    throw AppConfigError(field: "\(at).soundtrack", "only a video hotspot has a soundtrack")
+                if let soundtrack = hotspot.soundtrack {
+                    guard hotspot.kind == .video else { throw AppConfigError(field: "\(at).soundtrack", "only a video hotspot has a soundtrack") }
+                    guard !soundtrack.isEmpty else { throw AppConfigError(field: "\(at).soundtrack", "empty; name a sound file or leave it out") }
                 }
             }
         }

@@ -186,7 +186,7 @@ public struct ExperienceViewer: AppLogic {
     }
 
     private mutating func motionArrived(at time: Timestamp, output: inout AppOutput) {
-        if motionLost, let lastMotion {
+        if motionLost, !atHome, let lastMotion {
             motionLost = false
             output.emit("motion.restored", at: time, ["gap": .rounded(lastMotion.duration(to: time).seconds)])
         }
@@ -302,8 +302,7 @@ public struct ExperienceViewer: AppLogic {
         guard let player else {
             if congratulating, case .tap = gesture {
                 congratulating = false
-                output.emit("congratulations.acknowledged", at: time, ["title": .string(experience.title ?? "")])
-                goHome(at: time, output: &output)
+                leave("congratulations.acknowledged", ["title": .string(experience.title ?? "")], at: time, output: &output)
             }
             return
         }
@@ -352,6 +351,11 @@ public struct ExperienceViewer: AppLogic {
 
     /// Leaves the experience for the Home page, stopping what plays.
     private mutating func exit(at time: Timestamp, output: inout AppOutput) {
+        leave("experience.exited", ["panorama": .string(panorama.id)], at: time, output: &output)
+    }
+
+    /// Leaves for the Home page: what plays stops, the event `name` is logged, then `home.shown`.
+    private mutating func leave(_ name: String, _ attributes: [String: AppEventValue], at time: Timestamp, output: inout AppOutput) {
         atHome = true  // the panorama is not shown again
         stopSound(at: time, output: &output)
         if player != nil {
@@ -360,12 +364,7 @@ public struct ExperienceViewer: AppLogic {
         }
         warningDoor = nil
         congratulating = false
-        output.emit("experience.exited", at: time, ["panorama": .string(panorama.id)])
-        goHome(at: time, output: &output)
-    }
-
-    private mutating func goHome(at time: Timestamp, output: inout AppOutput) {
-        atHome = true
+        output.emit(name, at: time, attributes)
         output.emit("home.shown", at: time)
     }
 
