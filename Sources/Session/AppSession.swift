@@ -40,7 +40,8 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// started and ended. A live run with `nil` has no speaker.
     public var speaker: (any Speaker)?
     /// Where the app's videos are shown: a fresh ``Camera/VideoFileScreen`` for each replay when `nil`, which decodes
-    /// the files the app opens and shows their frames on the replay's time.
+    /// the files the app opens and shows their frames on the replay's time, as slow to start as the fault plan's
+    /// ``Replay/FaultPlan/screenDelay`` says.
     public var screen: (any VideoScreen)?
     /// Where the app keeps what outlasts a run; a fresh ``AppCore/InMemoryAppStorage`` for each replay when `nil`, so
     /// that a replay gives the same events every time.
@@ -95,7 +96,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         }
         var runner = AppRunner(
             logic: logic, speaker: speaker ?? Self.simulatedSpeaker(latency: faults?.speakerLatency ?? .none),
-            screen: screen ?? VideoFileScreen(), storage: storage ?? InMemoryAppStorage.forReplay())
+            screen: screen ?? VideoFileScreen(startDelay: faults?.screenDelay ?? .zero), storage: storage ?? InMemoryAppStorage.forReplay())
         var events: [AppEvent] = []
         func emit(_ batch: [AppEvent]) {
             onEvents(batch, start)

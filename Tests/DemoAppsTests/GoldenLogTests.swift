@@ -70,6 +70,20 @@ import TestSupport
             ("trainer", "traces/trainer/facial-fun",
              "check: FAIL every answer.correct followed by speaker.started{clip=sounds/click.wav} within 0.5 s: 4 of 4 too late; worst 1400 ms after the one at 47.1 s, of 4"),
         ]
+        // A slow screen (Prep REQ5's 1 s for a video).
+        try #"{"seed": 3, "faults": [{"kind": "latency", "channel": "screen", "magnitude": 1.5}]}"#
+            .write(toFile: folder + "/slow-screen.json", atomically: true, encoding: .utf8)
+        let slowScreen = try await runProcess(
+            halExecutable, ["run", "viewer", packageRoot + "/traces/viewer/school.run.json", "--check", "--faults", folder + "/slow-screen.json"], timeout: 60)
+        #expect(slowScreen.status == 1, "\(slowScreen.output)")
+        #expect(slowScreen.output.contains(
+            "check: FAIL every video.opened followed by screen.started within 1.0 s: 1 of 1 too late; worst 1500 ms after the one at 14.6 s, of 1"),
+            "\(slowScreen.output)")
+        try #"{"seed": 3, "faults": [{"kind": "drop", "channel": "screen", "probability": 0.5}]}"#
+            .write(toFile: folder + "/bad-screen.json", atomically: true, encoding: .utf8)
+        let badScreen = try await runProcess(
+            halExecutable, ["run", "viewer", packageRoot + "/traces/viewer/school.run.json", "--faults", folder + "/bad-screen.json"], timeout: 60)
+        #expect(badScreen.status != 0 && badScreen.output.contains("faults[0]: the screen takes latency, not drop"), "\(badScreen.output)")
         for failure in failures {
             let run = try await runProcess(
                 halExecutable, ["run", failure.app, packageRoot + "/" + failure.base + ".run.json", "--check", "--faults", folder + "/slow.json"],

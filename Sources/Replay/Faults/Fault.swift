@@ -80,6 +80,8 @@ public struct Fault: Sendable, Hashable, Codable {
 
     /// The channel name that means the app's speaker in `hal run` and scenarios: an output, so not a trace channel.
     public static let speakerChannel = "speaker"
+    /// The channel name that means the app's video screen in `hal run` and scenarios: an output, like the speaker.
+    public static let screenChannel = "screen"
 
     /// What is wrong with the fault's fields, naming them; `nil` when it is usable.
     public func problem() -> String? {
@@ -92,6 +94,10 @@ public struct Fault: Sendable, Hashable, Codable {
             default:
                 return "the speaker takes disconnect, latency and jitter, not \(kind.rawValue)"
             }
+        }
+        if channel == Self.screenChannel {
+            guard kind == .latency else { return "the screen takes latency, not \(kind.rawValue)" }
+            guard from == nil, to == nil else { return "a screen latency lasts the whole run: no from or to" }
         }
         let needsProbability: Set<Kind> = [.drop, .spike, .reorder, .duplicate, .corruptFrame]
         let needsMagnitude: Set<Kind> = [.spike, .bias, .jitter, .latency, .jump]
@@ -146,6 +152,13 @@ public struct FaultPlan: Sendable, Hashable, Codable {
         func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
         let sigma = jitters.map { $0 * $0 }.reduce(0, +).squareRoot()
         return SpeakerLatency(base: duration(delays.reduce(0, +)), jitter: duration(sigma), seed: seed)
+    }
+
+    /// How slow the app's video screen is to show an opened video's first frame: the `latency` faults on
+    /// ``Fault/screenChannel`` added up; `nil` when the plan has none.
+    public var screenDelay: Duration? {
+        let delays = faults.filter { $0.channel == Fault.screenChannel && $0.kind == .latency }.compactMap(\.magnitude)
+        return delays.isEmpty ? nil : .nanoseconds(Int64((delays.reduce(0, +) * 1e9).rounded()))
     }
 
     /// Checks every fault, naming the first bad one.
