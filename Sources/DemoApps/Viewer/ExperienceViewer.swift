@@ -45,9 +45,10 @@ public struct ViewerConfig: Sendable, Hashable, Codable {
 ///   (stay), the right half "go on".
 /// - **Videos** open full screen on the ``HAL/VideoScreen`` (frames from the video file, the hotspot's `soundtrack` on
 ///   the speaker) and start by themselves. The controls (``VideoControls``: back at the top left, the timeline along
-///   the top, play/pause at the bottom) hide ``controlsTimeout`` after the last touch; while hidden, a tap anywhere
-///   shows them again and does nothing else. Play/pause pauses and resumes, a tap or a drag released on the timeline
-///   seeks there, and back closes the video; so does its end. `video.closed` says why and how many frames were shown.
+///   the top, play/pause at the bottom) hide ``controlsTimeout`` after the last touch; while hidden, any touch shows
+///   them again and does nothing else. Play/pause pauses and resumes; a tap on the timeline seeks there, and a drag
+///   that starts on it seeks to where the finger lifts; back closes the video, and so does its end. `video.closed`
+///   says why and how many frames were shown.
 /// - **Completion:** when every clip of the last panorama has been played, the congratulations show
 ///   (`experience.completed`); a tap acknowledges them and returns to the Home page (`home.shown`).
 /// - **Exit:** the exit tab (``exitTab``, top right, over everything) or the `exit` command leaves the experience at
@@ -73,7 +74,8 @@ public struct ExperienceViewer: AppLogic {
     public enum VideoControls {
         /// Back: closes the video.
         public static let back = ScreenRegion(x: 0, y: 0, width: 0.15, height: 0.12)
-        /// The timeline: a tap or a drag released at `x` seeks to `(x − 0.2) / 0.6` of the video.
+        /// The timeline: a tap at `x`, or a drag that starts on it and lifts at `x`, seeks to `(x − 0.2) / 0.6` of the
+        /// video.
         public static let timeline = ScreenRegion(x: 0.2, y: 0, width: 0.6, height: 0.12)
         /// Play/pause.
         public static let playPause = ScreenRegion(x: 0.4, y: 0.85, width: 0.2, height: 0.15)
