@@ -9,7 +9,8 @@ public import HAL
 /// - `pause` and `resume` hold and continue the current item; `stop` ends it and drops the queue;
 ///   `setVolume` applies from the next block of samples (about 20 ms).
 /// - An optional ``HAL/LoudnessGuard`` sets each item's gain before it plays (a clip's own guard, if it has one, in
-///   its place).
+///   its place). A clip played from a point (``HAL/AudioClip/start``) takes the whole clip's gain, as
+///   ``PreparedClips`` gives it, so a soundtrack after a seek is as loud as from the start.
 /// - Events (started, paused, resumed, finished, stopped) carry times read from the injected clock. `started` is
 ///   when the item's first block was handed to the output, and says when the item was requested: on ALSA the
 ///   difference is the latency the board really has (the queue ahead, reading or synthesis, opening the device).
@@ -30,7 +31,7 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
         var item: PlaybackItem
         var audio: PCMAudio
         var requested: Timestamp
-        var loudnessGuard: LoudnessGuard?
+        /// The gain the loudness guard applied to `audio`, if one did.
         var gain: Double?
     }
 
@@ -65,14 +66,16 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
 
     public func play(_ clip: AudioClip) async throws {
         let requested = clock.now
-        let audio = try clip.audio()
-        try enqueue(Pending(item: .clip(name: clip.name), audio: audio, requested: requested, loudnessGuard: clip.loudnessGuard ?? loudnessGuard))
+        let prepared = try PreparedClips.prepare(clip, guard: clip.loudnessGuard ?? loudnessGuard)
+        try enqueue(Pending(item: .clip(name: clip.name), audio: prepared.audio, requested: requested), report: prepared.report)
     }
 
     public func speak(_ utterance: Utterance) async throws {
         let requested = clock.now
-        let audio = try SpeechSynthesizer.synthesize(utterance)
-        try enqueue(Pending(item: .speech(text: utterance.text, voice: utterance.voice), audio: audio, requested: requested, loudnessGuard: loudnessGuard))
+        let prepared = PreparedClips.prepare(try SpeechSynthesizer.synthesize(utterance), guard: loudnessGuard)
+        try enqueue(
+            Pending(item: .speech(text: utterance.text, voice: utterance.voice), audio: prepared.audio, requested: requested),
+            report: prepared.report)
     }
 
     public func pause() async throws { state.withLock { $0.paused = true } }
@@ -118,11 +121,10 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
         }
     }
 
-    private func enqueue(_ pending: Pending) throws(DeviceError) {
+    /// Queues an item whose audio has been through the guard that `report` describes, if any.
+    private func enqueue(_ pending: Pending, report: LoudnessGuard.Report?) throws(DeviceError) {
         var prepared = pending
-        if let loudnessGuard = pending.loudnessGuard {
-            let (audio, report) = loudnessGuard.apply(to: pending.audio)
-            prepared.audio = audio
+        if let report {
             prepared.gain = report.appliedGain
             state.withLock { $0.reports.append(report) }
         }

@@ -178,6 +178,30 @@ struct SpeechAndLoudnessTests {
         await speaker.waitUntilIdle()
         await #expect(throws: DeviceError.self) { try await speaker.play(AudioClip(name: "again", source: .pcm(beep))) }
     }
+
+    /// A clip played from a point (a soundtrack after a seek) takes the whole clip's gain, even when what is left is
+    /// shorter than one 400 ms gating block and so could not be measured on its own.
+    @Test func aClipFromAPointTakesTheWholeClipsGain() async throws {
+        let folder = try makeScratchFolder()
+        let source = folder + "/loud.wav", path = folder + "/out.wav"
+        try SoundFile.writeWAV(tone(frequency: 997, amplitude: 0.8, seconds: 3, sampleRate: 22050), to: source)
+        let loudnessGuard = LoudnessGuard(target: -30, ceiling: -20)
+        let speaker = OutputSpeaker(
+            info: DeviceInfo(uri: "wav:\(path)", name: "test", kind: .speaker, backend: "wav"), output: WAVOutput(path: path),
+            clock: MonotonicClock(), loudnessGuard: loudnessGuard)
+        let events = speaker.events(buffering: .unbounded)
+        try await speaker.play(AudioClip(name: "loud.wav", source: .file(path: source), start: .milliseconds(2800)))
+        let started = try await collect(events, count: 1)
+        await speaker.waitUntilIdle()
+        speaker.closeFile()
+        let whole = loudnessGuard.apply(to: try SoundFile.read(source))
+        #expect(whole.report.gain < -10)
+        #expect(started.map(\.phase) == [.started] && started.first?.gain == whole.report.gain)
+        let written = try SoundFile.read(path)
+        let tail = Array(whole.audio.samples.suffix(whole.audio.samples.count - 2800 * 22050 / 1000))
+        #expect(written.samples.count == tail.count)
+        #expect(zip(written.samples, tail).allSatisfy { abs($0 - $1) < 1.0 / 8192 })
+    }
 }
 
 /// The capturing speaker on a virtual clock: what an app test asserts on.
