@@ -37,7 +37,8 @@ public struct AppOutput: Sendable, Hashable {
     public var events: [AppEvent] = []
     /// The speaker requests, in the order they must be carried out.
     public var requests: [SpeakerRequest] = []
-    /// The video requests, in order, carried out after the speaker requests.
+    /// The video requests, in order. The runner makes them on the screen first, then carries out the speaker
+    /// requests, and then the soundtrack's (its start, pause, resume or stop that the video requests call for).
     public var videoRequests: [VideoRequest] = []
     /// Files to write to the app's ``AppStorage``, in order.
     public var stored: [StoredFile] = []

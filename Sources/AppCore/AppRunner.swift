@@ -22,8 +22,9 @@ public import HAL
 /// `latency`), `screen.paused`, `screen.resumed`, `screen.finished` and `screen.stopped` and handed on as playback
 /// readings on channel `video`. A video's soundtrack goes to the speaker with it: it starts with the first frame,
 /// pauses and resumes with the frames, starts again from the new position after a seek, and stops when the video
-/// is closed or ends. A video that cannot be opened (or a runner with no screen) is logged as `screen.failed` and
-/// handed to the app as `stopped`.
+/// is closed or ends. A video that cannot be opened or shown further (or a runner with no screen) is logged as
+/// `screen.failed`, naming the file, and handed to the app as `stopped`. Only the open video's own playback events
+/// move its soundtrack: the `stopped` of a video that another replaced does not.
 public struct AppRunner<Logic: AppLogic>: Sendable {
     /// The app's state.
     public private(set) var logic: Logic
@@ -37,15 +38,17 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private var storageFailed = false
     private var speakerFailed = false
     private var lastTime: Timestamp?
-    /// The driven devices' outputs not yet handed to the app, oldest first, each with whether it is logged, and
-    /// whether a delivery is under way.
-    private var deviceQueue: [(input: AppInput, logged: Bool)] = []
+    /// The driven devices' outputs not yet handed to the app, oldest first, each with the event logged before it is
+    /// handed on (none for a frame), and whether a delivery is under way.
+    private var deviceQueue: [(input: AppInput, logged: AppEvent?)] = []
     private var delivering = false
     /// The open video, as far as its soundtrack goes.
     private var video: OpenVideo?
 
     /// What the runner keeps of the open video to keep its soundtrack with the frames.
     private struct OpenVideo {
+        /// The video, as its playback events name it.
+        var item: PlaybackItem
         /// The soundtrack, if any.
         var soundtrack: AudioClip?
         /// Whether the app has it playing (not paused).
@@ -107,7 +110,10 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         if case .speakerFailed(_, let reason) = input {
             return events + loseSpeaker(at: time, reason: reason)
         }
-        if case .reading(.playback(let playback), _) = input { events.append(Self.logged(playback)) }
+        if case .reading(.playback(let playback), _) = input {
+            soundtrackEnded(playback)
+            events.append(Self.logged(playback))
+        }
         var output = AppOutput()
         logic.handle(input, output: &output)
         events += await carryOut(output, at: time)
@@ -152,13 +158,16 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         var (speakerIndex, screenIndex) = (0, 0)
         while speakerIndex < played.count || screenIndex < shown.count {
             if screenIndex == shown.count || (speakerIndex < played.count && played[speakerIndex].timestamp <= shown[screenIndex].timestamp) {
-                deviceQueue.append((.reading(.playback(played[speakerIndex]), channel: "speaker"), true))
+                let playback = played[speakerIndex]
+                deviceQueue.append((.reading(.playback(playback), channel: "speaker"), Self.logged(playback)))
                 speakerIndex += 1
             } else {
-                switch shown[screenIndex] {
-                case .frame(let frame): deviceQueue.append((.reading(.frame(frame), channel: "video"), true))
-                case .playback(let event): deviceQueue.append((.reading(.playback(event), channel: "video"), true))
+                let output = shown[screenIndex]
+                let input: AppInput = switch output {
+                case .frame(let frame): .reading(.frame(frame), channel: "video")
+                case .playback(let event), .failed(let event, _): .reading(.playback(event), channel: "video")
                 }
+                deviceQueue.append((input, Self.logged(output)))
                 screenIndex += 1
             }
         }
@@ -171,13 +180,9 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
             var soundtrack: [SpeakerRequest] = []
             if case .reading(.playback(let playback), let channel) = input {
                 if channel == "speaker", speakerFailed { continue }
-                if channel == "video" {
-                    soundtrack = followed(playback)
-                } else if playback.phase == .finished, case .clip(let name) = playback.item, name == video?.soundtrack?.name {
-                    video?.soundtrackOn = false
-                }
-                if logged { events.append(Self.logged(playback, device: channel == "video" ? "screen" : "speaker")) }
+                if channel == "video" { soundtrack = followed(playback) } else { soundtrackEnded(playback) }
             }
+            if let logged { events.append(logged) }
             var output = AppOutput()
             logic.handle(input, output: &output)
             output.requests = soundtrack + output.requests
@@ -186,25 +191,48 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         return events
     }
 
-    /// What the soundtrack does when the screen reports `playback`: it starts with the first frame (if the app has
-    /// the video playing), and stops when the video ends.
+    /// What the soundtrack does when the screen reports `playback` of the open video: it starts with the first frame
+    /// (if the app has the video playing), and stops when the video ends or the screen gives it up; the video is then
+    /// over, and the app's later requests for it are not made.
     private mutating func followed(_ playback: PlaybackEvent) -> [SpeakerRequest] {
-        guard var current = video else { return [] }
-        defer { video = current }
+        guard var current = video, current.item == playback.item else { return [] }
         switch playback.phase {
         case .started:
             current.started = true
+            video = current
             guard current.playing, let pending = current.pending else { return [] }
-            current.pending = nil
-            current.soundtrackOn = true
+            video?.pending = nil
+            video?.soundtrackOn = true
             return [.play(pending)]
-        case .finished:
-            let stop: [SpeakerRequest] = current.soundtrackOn ? [.stop] : []
-            current.soundtrackOn = false
-            return stop
-        case .paused, .resumed, .stopped:
+        case .finished, .stopped:
+            video = nil
+            return current.soundtrackOn ? [.stop] : []
+        case .paused, .resumed:
             return []
         }
+    }
+
+    /// Notes that the speaker finished the open video's soundtrack, so that nothing more is asked of it.
+    private mutating func soundtrackEnded(_ playback: PlaybackEvent) {
+        if playback.phase == .finished, case .clip(let name) = playback.item, name == video?.soundtrack?.name {
+            video?.soundtrackOn = false
+        }
+    }
+
+    /// The log's event for what a screen showed: none for a frame.
+    static func logged(_ output: VideoScreenOutput) -> AppEvent? {
+        switch output {
+        case .frame: nil
+        case .playback(let event): logged(event, device: "screen")
+        case .failed(let event, let error): screenFailed(event.item, error, at: event.timestamp)
+        }
+    }
+
+    /// The log's event for a video the screen could not open or show further.
+    static func screenFailed(_ item: PlaybackItem, _ error: any Error, at time: Timestamp) -> AppEvent {
+        var attributes: [String: AppEventValue] = ["error": .string("\(error)")]
+        if case .clip(let name) = item { attributes["clip"] = .string(name) }
+        return AppEvent(timestamp: time, name: "screen.failed", attributes: attributes)
     }
 
     /// The log's event for what a speaker (or, with `device` `screen`, a video screen) did.
@@ -285,18 +313,25 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private mutating func show(_ request: VideoRequest, at time: Timestamp, events: inout [AppEvent]) -> [SpeakerRequest] {
         if case .open(let clip) = request {
             let stopOld: [SpeakerRequest] = video?.soundtrackOn == true ? [.stop] : []
+            if video != nil, let screen {
+                // The video this one replaces is closed, and what it last did logged, not handed to the app, which
+                // asked for another.
+                screen.close(at: time)
+                events += screen.advance(to: time).compactMap(Self.logged)
+            }
             video = nil
             do {
                 guard let screen else { throw VideoUnavailable() }
                 try screen.open(clip, at: time)
             } catch {
                 screen?.close(at: time)
-                events.append(AppEvent(timestamp: time, name: "screen.failed", attributes: ["clip": .string(clip.name), "error": .string("\(error)")]))
-                // The app learns the video is gone; the log has said why, and the video never started.
-                deviceQueue.append((.reading(.playback(PlaybackEvent(timestamp: time, phase: .stopped, item: .clip(name: clip.name))), channel: "video"), false))
+                // The app learns the video is gone, after the log says why; the video never started.
+                let item = PlaybackItem.clip(name: clip.name)
+                deviceQueue.append((.reading(.playback(PlaybackEvent(timestamp: time, phase: .stopped, item: item)), channel: "video"),
+                                    Self.screenFailed(item, error, at: time)))
                 return stopOld
             }
-            video = OpenVideo(soundtrack: clip.soundtrack, pending: clip.soundtrack)
+            video = OpenVideo(item: .clip(name: clip.name), soundtrack: clip.soundtrack, pending: clip.soundtrack)
             return stopOld
         }
         guard let screen, var current = video else { return [] }

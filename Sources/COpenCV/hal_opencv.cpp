@@ -185,6 +185,10 @@ hal_cv_image *hal_cv_video_read(hal_cv_video *video) {
     }, nullptr);
 }
 
+int hal_cv_video_grab(hal_cv_video *video) {
+    return guarded([&]() -> int { return video->capture.grab() ? 1 : 0; }, 0);
+}
+
 double hal_cv_video_fps(const hal_cv_video *video) { return video->capture.get(cv::CAP_PROP_FPS); }
 long hal_cv_video_frame_count(const hal_cv_video *video) { return (long)video->capture.get(cv::CAP_PROP_FRAME_COUNT); }
 void hal_cv_video_close(hal_cv_video *video) { delete video; }

@@ -22,12 +22,15 @@ public enum VideoScreenOutput: Sendable, Hashable {
     /// The video started (with `requested`, so its latency), paused, resumed, finished or was stopped. The item is
     /// the video, as a clip by name.
     case playback(PlaybackEvent)
+    /// The video could no longer be shown (its file went away or is damaged): the screen closed it. The event is its
+    /// `stopped`; the error names the file.
+    case failed(PlaybackEvent, error: DeviceError)
 
     /// When it was shown.
     public var timestamp: Timestamp {
         switch self {
         case .frame(let frame): frame.timestamp
-        case .playback(let event): event.timestamp
+        case .playback(let event), .failed(let event, _): event.timestamp
         }
     }
 }

@@ -1,4 +1,5 @@
 import Camera
+import Foundation
 import HAL
 import Testing
 import TestSupport
@@ -23,6 +24,7 @@ import TestSupport
             switch output {
             case .frame(let frame): "frame \(frame.sequence) @ \(frame.timestamp.seconds)"
             case .playback(let event): "\(event.phase.rawValue) @ \(event.timestamp.seconds)" + (event.latency.map { " latency \($0.seconds)" } ?? "")
+            case .failed(let event, let error): "failed @ \(event.timestamp.seconds): \(error)"
             }
         }
     }
@@ -50,9 +52,15 @@ import TestSupport
         #expect(Self.lines(screen.advance(to: Self.time(0.25))) == ["started @ 0.0 latency 0.0", "frame 0 @ 0.0", "frame 1 @ 0.1", "frame 2 @ 0.2"])
         screen.pause(at: Self.time(0.25))
         #expect(Self.lines(screen.advance(to: Self.time(2))) == ["paused @ 0.25"])
-        // Paused: the seek shows frame 5 at once and stays paused.
+        // Paused: the seek shows frame 5 at once and stays paused: the file's own frame 5, as a straight read gives it.
         #expect(screen.seek(toFraction: 0.5, at: Self.time(2)) == .milliseconds(500))
-        #expect(Self.lines(screen.advance(to: Self.time(3))) == ["frame 5 @ 2.0"])
+        let atSeek = screen.advance(to: Self.time(3))
+        #expect(Self.lines(atSeek) == ["frame 5 @ 2.0"])
+        let straight = VideoFileScreen()
+        try straight.open(VideoClip(name: "ten.avi", path: try Self.video()), at: .zero)
+        let sixth = straight.advance(to: Self.time(0.55)).compactMap { if case .frame(let frame) = $0 { frame } else { nil } }.last
+        #expect(sixth?.sequence == 5)
+        if case .frame(let frame) = atSeek.first { #expect(frame.storage == sixth?.storage) }
         // The video's own time stood at 0.5 s: frame 6 (0.6 s) shows 0.1 s after the play.
         screen.play(at: Self.time(3))
         #expect(Self.lines(screen.advance(to: Self.time(3.25))) == ["resumed @ 3.0", "frame 6 @ 3.1", "frame 7 @ 3.2"])
@@ -66,13 +74,52 @@ import TestSupport
         screen.close(at: Self.time(4.05))
         #expect(Self.lines(screen.advance(to: Self.time(9))) == ["stopped @ 4.05"])
         #expect(screen.nextEventTime == nil)
-        // Paused before its first frame, it has not started; a seek past the end shows the last frame, and starts it.
+        // Paused before its first frame, it is held there; a seek past the end shows the last frame, and starts it.
         try screen.open(VideoClip(name: "ten.avi", path: try Self.video()), at: Self.time(10))
         screen.pause(at: Self.time(10))
         #expect(screen.seek(toFraction: 1, at: Self.time(10.5)) == .milliseconds(900))
-        #expect(Self.lines(screen.advance(to: Self.time(11))) == ["started @ 10.5 latency 0.5", "frame 9 @ 10.5"])
+        #expect(Self.lines(screen.advance(to: Self.time(11))) == ["paused @ 10.0", "started @ 10.5 latency 0.5", "frame 9 @ 10.5"])
         screen.play(at: Self.time(11))
         #expect(Self.lines(screen.advance(to: Self.time(12))) == ["resumed @ 11.0", "finished @ 11.1"])
+        // A finished video has let its file go: nothing more plays, seeks or stops.
+        screen.play(at: Self.time(12))
+        #expect(screen.seek(toFraction: 0.5, at: Self.time(12)) == .zero)
+        screen.close(at: Self.time(12))
+        #expect(screen.nextEventTime == nil && screen.advance(to: Self.time(20)).isEmpty)
+    }
+
+    /// A slow screen's start delay is not cut short by a pause, a play or a seek made during it, and the pause is
+    /// reported when it is asked for.
+    @Test func requestsDuringTheStartDelayKeepItAndAPauseIsReportedAtOnce() throws {
+        let path = try Self.video()
+        let screen = VideoFileScreen(startDelay: .milliseconds(1500))
+        try screen.open(VideoClip(name: "ten.avi", path: path), at: .zero)
+        screen.pause(at: Self.time(0.3))
+        screen.play(at: Self.time(0.4))
+        #expect(Self.lines(screen.advance(to: Self.time(1.49))) == ["paused @ 0.3", "resumed @ 0.4"])
+        #expect(Self.lines(screen.advance(to: Self.time(1.55))) == ["started @ 1.5 latency 1.5", "frame 0 @ 1.5"])
+        // Playing or paused, a seek during the delay moves where the video starts, not when.
+        for paused in [false, true] {
+            try screen.open(VideoClip(name: "ten.avi", path: path), at: Self.time(10))
+            if paused { screen.pause(at: Self.time(10.1)) }
+            #expect(screen.seek(toFraction: 0.5, at: Self.time(10.2)) == .milliseconds(500))
+            if paused { screen.play(at: Self.time(10.3)) }
+            let lines = Self.lines(screen.advance(to: Self.time(11.55)))
+            #expect(lines.drop { !$0.hasPrefix("started") } == ["started @ 11.5 latency 1.5", "frame 5 @ 11.5"], "\(lines)")
+        }
+    }
+
+    /// A frame that can no longer be read (the file went away before a seek back) fails the video, naming the file.
+    @Test func aFileThatGoesAwayFailsTheVideoNamingIt() throws {
+        let path = try Self.video()
+        let screen = VideoFileScreen()
+        try screen.open(VideoClip(name: "ten.avi", path: path), at: .zero)
+        _ = screen.advance(to: Self.time(0.35))
+        try FileManager.default.removeItem(atPath: path)
+        _ = screen.seek(toFraction: 0, at: Self.time(0.4))
+        let lines = Self.lines(screen.advance(to: Self.time(1)))
+        #expect(lines.count == 1 && lines[0].hasPrefix("failed @ 0.4: ") && lines[0].contains(path), "\(lines)")
+        #expect(screen.nextEventTime == nil)
     }
 
     @Test func aFileThatIsNoVideoIsAnErrorNamingIt() throws {

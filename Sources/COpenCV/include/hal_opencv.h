@@ -61,6 +61,8 @@ void hal_cv_image_free(hal_cv_image *image);
 hal_cv_video *hal_cv_video_open(const char *path);
 /// The next frame as BGR, or NULL at the end.
 hal_cv_image *hal_cv_video_read(hal_cv_video *video);
+/// Moves past the next frame without converting or copying it (a seek's skipped frames): 1, or 0 at the end.
+int hal_cv_video_grab(hal_cv_video *video);
 double hal_cv_video_fps(const hal_cv_video *video);
 /// The frame count the container states (0 when it states none; it may be more than the frames there are).
 long hal_cv_video_frame_count(const hal_cv_video *video);

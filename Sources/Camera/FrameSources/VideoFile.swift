@@ -41,16 +41,24 @@ final class VideoFile {
             bytesPerRow: stride, storage: .bytes(bytes))
     }
 
+    /// Moves past the next frame without converting or copying it; `false` at the end.
+    private func skip() -> Bool {
+        guard hal_cv_video_grab(handle) != 0 else { return false }
+        nextIndex += 1
+        return true
+    }
+
     /// Counts the frames by reading them all, for a file that states no count, and starts again from the first.
     func countFrames() -> Int {
-        while read(at: .zero) != nil {}
+        while skip() {}
         let count = nextIndex
         try? move(to: 0)
         return count
     }
 
-    /// Makes frame `index` the next one ``read()`` returns: decoding from the start again when it lies behind, so
-    /// that a seek gives exactly the frames a straight read does.
+    /// Makes frame `index` the next one ``read()`` returns: going through the frames before it from the start again
+    /// when it lies behind (OpenCV's own seek lands on key frames in some codecs), so that a seek gives exactly the
+    /// frames a straight read does. The frames passed over are not converted or copied.
     func move(to index: Int) throws(DeviceError) {
         if index < nextIndex {
             guard let reopened = hal_cv_video_open(path) else { throw DeviceError(.notFound, uri: uri, String(cString: hal_cv_last_error())) }
@@ -58,6 +66,6 @@ final class VideoFile {
             handle = reopened
             nextIndex = 0
         }
-        while nextIndex < index, read(at: .zero) != nil {}
+        while nextIndex < index, skip() {}
     }
 }

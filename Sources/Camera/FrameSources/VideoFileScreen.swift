@@ -5,10 +5,17 @@ public import HAL
 ///
 /// The screen keeps the video's own clock, its media time: frame `k` shows when the media time reaches `k / rate`,
 /// and `finished` comes when it reaches the video's length. The media time runs while playing and stands still while
-/// paused, so a pause and a resume take up where they were, as a soundtrack resumed at the same point does. An opened
-/// video starts ``startDelay`` after the request. A seek sets the media time to the frame there and shows that frame
-/// at once, playing or paused. The same requests at the same times give the same frames at the same times, so a
-/// replay's log does not depend on its rate.
+/// paused, so a pause and a resume take up where they were, as a soundtrack resumed at the same point does.
+///
+/// An opened video shows its first frame (and reports `started`) ``startDelay`` after the request at the earliest:
+/// a pause, play or seek during that delay does not cut it short. A pause is reported when it is asked for, even
+/// before the first frame (the screen holds the video), and so is the play that follows it. A seek sets the media
+/// time to the frame there; paused, it shows that frame at once, unless the start delay has not passed yet. The same
+/// requests at the same times give the same frames at the same times, so a replay's log does not depend on its rate.
+///
+/// A frame the file can no longer give (the file was removed or damaged before a seek back) ends the video with
+/// ``HAL/VideoScreenOutput/failed(_:error:)``, naming the file; the end of the file is `finished`. A video that has
+/// finished releases its file.
 public final class VideoFileScreen: VideoScreen {
     /// How long an opened video takes to show its first frame: the board's decoder start-up.
     public let startDelay: Duration
@@ -25,7 +32,8 @@ public final class VideoFileScreen: VideoScreen {
         var playingSince: Timestamp?
         /// When the video was opened, until its first frame is shown.
         var requested: Timestamp?
-        var finished = false
+        /// The earliest the first frame may show: the open plus the start delay.
+        var startsAt: Timestamp?
         /// Outputs already due (a frame shown at a seek, a pause), in order.
         var queued: [VideoScreenOutput] = []
     }
@@ -41,25 +49,26 @@ public final class VideoFileScreen: VideoScreen {
         guard frameCount > 0 else { throw DeviceError(.ioFailure, uri: "video:\(clip.path)", "no frames in \(clip.path)") }
         state.withLock { state in
             state.close(at: time)
-            state = State(video: video, name: clip.name, frameCount: frameCount, playingSince: time + startDelay, requested: time, queued: state.queued)
+            state = State(
+                video: video, name: clip.name, frameCount: frameCount, playingSince: time + startDelay, requested: time,
+                startsAt: time + startDelay, queued: state.queued)
         }
     }
 
     public func play(at time: Timestamp) {
         state.withLock { state in
-            guard let item = state.item, state.playingSince == nil, !state.finished else { return }
-            state.playingSince = time
-            if state.requested == nil { state.queued.append(.playback(PlaybackEvent(timestamp: time, phase: .resumed, item: item))) }
+            guard let item = state.item, state.playingSince == nil else { return }
+            state.playingSince = state.notBeforeStart(time)
+            state.queued.append(.playback(PlaybackEvent(timestamp: time, phase: .resumed, item: item)))
         }
     }
 
     public func pause(at time: Timestamp) {
         state.withLock { state in
-            guard let item = state.item, let since = state.playingSince, !state.finished else { return }
-            state.media += max(0, since.duration(to: time).seconds)
+            guard let item = state.item, let since = state.playingSince else { return }
+            state.media += max(0, since.duration(to: time).seconds)  // nothing while the start delay runs
             state.playingSince = nil
-            // Paused before its first frame, the video has not started: it starts when a frame shows.
-            if state.requested == nil { state.queued.append(.playback(PlaybackEvent(timestamp: time, phase: .paused, item: item))) }
+            state.queued.append(.playback(PlaybackEvent(timestamp: time, phase: .paused, item: item)))
         }
     }
 
@@ -68,17 +77,16 @@ public final class VideoFileScreen: VideoScreen {
             guard let video = state.video else { return .zero }
             let clamped = fraction.isFinite ? min(1, max(0, fraction)) : 0
             let index = min(state.frameCount - 1, Int((clamped * Double(state.frameCount)).rounded(.down)))
-            state.finished = false
             state.position = index
             state.media = Double(index) / video.rate
+            let position = Duration.nanoseconds(Int64((state.media * 1e9).rounded()))
             if state.playingSince != nil {
-                state.playingSince = time  // the frame there is due now
-            } else if let frame = state.show(index, at: time) {
-                let outputs = state.shown(frame)
-                state.queued += outputs
-                state.position = index + 1
+                state.playingSince = state.notBeforeStart(time)  // the frame there is due now, or when the delay ends
+            } else if state.notBeforeStart(time) == time {
+                let shown = state.showNext(at: time)
+                state.queued += shown
             }
-            return .nanoseconds(Int64((state.media * 1e9).rounded()))
+            return position
         }
     }
 
@@ -105,23 +113,37 @@ public final class VideoFileScreen: VideoScreen {
 extension VideoFileScreen.State {
     var item: PlaybackItem? { video == nil ? nil : .clip(name: name) }
 
+    /// `time`, or the end of the start delay while the first frame has not shown.
+    func notBeforeStart(_ time: Timestamp) -> Timestamp {
+        guard requested != nil, let startsAt else { return time }
+        return max(time, startsAt)
+    }
+
     /// When the next frame, or the end, is due while playing: when the media time reaches it.
     var nextDue: Timestamp? {
-        guard let video, let playingSince, !finished else { return nil }
+        guard let video, let playingSince else { return nil }
         let ahead = max(0, Double(position) / video.rate - media)
         return playingSince + .nanoseconds(Int64((ahead * 1e9).rounded()))
     }
 
-    /// Shows the next frame at `time`, or finishes when there is none.
+    /// Shows the next frame at `time`; at the end of the file the video finishes, and a frame that cannot be read
+    /// fails it.
     mutating func showNext(at time: Timestamp) -> [VideoScreenOutput] {
-        guard let item else { return [] }
-        if position < frameCount, let frame = show(position, at: time) {
-            position += 1
-            return shown(frame)
+        guard let item, let video else { return [] }
+        if position < frameCount {
+            do {
+                try video.move(to: position)
+                if let frame = video.read(at: time) {
+                    position += 1
+                    return shown(frame)
+                }
+            } catch {
+                self = Self(queued: queued)
+                return [.failed(PlaybackEvent(timestamp: time, phase: .stopped, item: item), error: error)]
+            }
         }
-        frameCount = position  // the file held fewer frames than it stated
-        finished = true
-        playingSince = nil
+        // The end of the file, which may come before the frame count it stated.
+        self = Self(queued: queued)
         return [.playback(PlaybackEvent(timestamp: time, phase: .finished, item: item))]
     }
 
@@ -132,16 +154,9 @@ extension VideoFileScreen.State {
         return [.playback(PlaybackEvent(timestamp: frame.timestamp, phase: .started, item: item, requested: requested)), .frame(frame)]
     }
 
-    /// Decodes frame `index`, stamped `time`; `nil` past the end, or when the file can no longer be read.
-    func show(_ index: Int, at time: Timestamp) -> Frame? {
-        guard let video else { return nil }
-        do { try video.move(to: index) } catch { return nil }
-        return video.read(at: time)
-    }
-
-    /// Closes the video: `stopped` when it had started and not finished. What was queued stays.
+    /// Closes the video: `stopped` when it had started. What was queued stays.
     mutating func close(at time: Timestamp) {
-        if let item, !finished, requested == nil {
+        if let item, requested == nil {
             queued.append(.playback(PlaybackEvent(timestamp: time, phase: .stopped, item: item)))
         }
         self = Self(queued: queued)
