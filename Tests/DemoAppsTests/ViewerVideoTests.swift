@@ -132,6 +132,60 @@ import TestSupport
         #expect(names(fromPanorama).suffix(4) == ["sound.stopped", "experience.exited", "home.shown", "speaker.stopped"])
     }
 
+    /// A touch pressed on the video and released after the video ended is no tap on the panorama, and a `stopped`
+    /// of some other video does not close the open one.
+    @Test func aTouchAcrossTheVideosEndAndAnotherVideosStopDoNotActOnThePanoramaOrThePlayer() async throws {
+        let release = PointerEvent(timestamp: at(7.12), phase: .release, x: 0.5, y: 0.92)
+        let inputs = tap(1, Self.film, 0.5)
+            + [.reading(.playback(PlaybackEvent(timestamp: at(3), phase: .stopped, item: .clip(name: "other.avi"))), channel: "video")]
+            + [.reading(.pointer(PointerEvent(timestamp: at(7.04), phase: .press, x: 0.5, y: 0.92))), .reading(.pointer(release))]
+        let log = await Self.run(try Self.viewer(folder: try Self.clips()), inputs, until: 9)
+        #expect(log.named("video.closed").map { "\($0.timestamp.seconds) \($0.attributes["reason"]!)" } == ["7.08 finished"])
+        #expect(log.filter { $0.timestamp > at(7.08) }.isEmpty, "\(Self.lines(log))")
+    }
+
+    /// An app that opens a video while another is open: the first is stopped and logged, the app hears only of the
+    /// second, and the soundtrack starts again with the second's first frame.
+    @Test func aVideoOpenedOverAnotherReplacesItAndItsSoundtrack() async throws {
+        struct Projector: AppLogic {
+            static let name = "projector"
+            let folder: String
+            mutating func start(at time: Timestamp, output: inout AppOutput) {}
+            mutating func handle(_ input: AppInput, output: inout AppOutput) {
+                switch input {
+                case .command(let command):
+                    let name = command.arguments["name"] ?? ""
+                    let soundtrack = AudioClip(name: name + ".wav", source: .file(path: folder + "/film.wav"))
+                    output.request(.open(VideoClip(name: name, path: folder + "/film.avi", soundtrack: soundtrack)))
+                case .reading(.playback(let event), "video"):
+                    output.emit("heard.\(event.phase.rawValue)", at: event.timestamp, ["item": .string("\(event.item)")])
+                default:
+                    break
+                }
+            }
+        }
+        let folder = try Self.clips()
+        let speaker = AppSession<ExperienceViewer>.simulatedSpeaker(latency: .none)
+        var runner = AppRunner(logic: Projector(folder: folder), speaker: speaker, screen: VideoFileScreen())
+        var log = await runner.start(at: .zero)
+        log += await runner.feed(.command(AppCommand(timestamp: at(1), action: "open", arguments: ["name": "first"])))
+        log += await runner.feed(.command(AppCommand(timestamp: at(2), action: "open", arguments: ["name": "second"])))
+        log += await runner.advance(to: at(10))
+        #expect(Self.lines(log, from: "screen.started") == [
+            "1.00 screen.started clip=first latency=0.0",
+            "1.00 heard.started item=clip(name: \"first\")",
+            "1.00 speaker.started clip=first.wav latency=0.0",
+            "2.00 screen.stopped clip=first",
+            "2.00 speaker.stopped clip=first.wav",
+            "2.00 screen.started clip=second latency=0.0",
+            "2.00 heard.started item=clip(name: \"second\")",
+            "2.00 speaker.started clip=second.wav latency=0.0",
+            "8.00 speaker.finished clip=second.wav",
+            "8.00 screen.finished clip=second",
+            "8.00 heard.finished item=clip(name: \"second\")",
+        ])
+    }
+
     @Test func aVideoTheScreenCannotOpenIsReportedAndClosed() async throws {
         let log = await Self.run(try Self.viewer(folder: try Self.clips(), clip: "missing.avi"), tap(1, Self.film, 0.5), until: 3)
         let failed = try #require(log.named("screen.failed").first)

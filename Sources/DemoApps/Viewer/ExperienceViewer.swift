@@ -92,8 +92,8 @@ public struct ExperienceViewer: AppLogic {
     private var sound: (hotspot: String, paused: Bool)?
     private var warningDoor: Hotspot?
     private var completed = false
-    /// The open video: its hotspot, whether paused, when its controls hide (`nil` while hidden), frames shown.
-    private var player: (hotspot: String, paused: Bool, controlsHide: Timestamp?, frames: Int)?
+    /// The open video: its hotspot, its clip, whether paused, when its controls hide (`nil` while hidden), frames shown.
+    private var player: (hotspot: String, clip: String, paused: Bool, controlsHide: Timestamp?, frames: Int)?
     /// The congratulations are showing, not yet acknowledged.
     private var congratulating = false
     private var atHome = false
@@ -163,7 +163,7 @@ public struct ExperienceViewer: AppLogic {
             player?.frames += 1
         case .reading(.playback(let event), "video"):
             // The video ended, or the screen could not show it.
-            if event.phase == .finished || event.phase == .stopped, player != nil {
+            if event.phase == .finished || event.phase == .stopped, let player, event.item == .clip(name: player.clip) {
                 closeVideo(at: event.timestamp, reason: event.phase == .finished ? "finished" : "failed", output: &output)
             }
         case .reading(.playback(let event), _):
@@ -245,7 +245,8 @@ public struct ExperienceViewer: AppLogic {
             played.insert(key(hotspot))
             let clip = hotspot.clip ?? ""
             output.emit("video.opened", at: time, ["hotspot": .string(hotspot.id), "clip": .string(clip)])
-            player = (hotspot.id, false, time + Self.controlsTimeout, 0)
+            player = (hotspot.id, clip, false, time + Self.controlsTimeout, 0)
+            taps = TapDetector()  // a touch under way began on the panorama, not on the video
             output.request(.open(VideoClip(
                 name: clip, path: ClipFiles.path(clip, in: clipFolder),
                 soundtrack: hotspot.soundtrack.map { ClipFiles.clip($0, in: clipFolder, loudnessGuard: Self.loudness) })))
@@ -344,6 +345,7 @@ public struct ExperienceViewer: AppLogic {
     private mutating func closeVideo(at time: Timestamp, reason: String, output: inout AppOutput) {
         guard let player else { return }
         self.player = nil
+        taps = TapDetector()  // a touch under way began on the video, not on the panorama
         output.emit("video.closed", at: time, [
             "hotspot": .string(player.hotspot), "reason": .string(reason), "frames": .int(Int64(player.frames)),
         ])
