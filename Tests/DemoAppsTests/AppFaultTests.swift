@@ -259,6 +259,8 @@ func channel(_ kind: DeviceKind, in trace: Trace) throws -> String {
         for (plan, message) in [
             (#"{"seed": 1, "faults": [{"kind": "spike", "channel": "gyro"}]}"#, "plan.json: line 1, column 24: faults[0]: spike needs a probability"),
             (#"{"seed": 1, "faults": [{"kind": "drop", "channel": "speaker", "probability": 0.5}]}"#, "plan.json: line 1, column 24: faults[0]: the speaker takes disconnect, latency and jitter, not drop"),
+            // Times out of range were a crash (an Int64 conversion) before they were refused.
+            (#"{"seed": 1, "faults": [{"kind": "disconnect", "channel": "speaker", "from": 1e300}]}"#, "faults[0]: from: 1e+300 s is out of range"),
         ] {
             try plan.write(toFile: folder + "/plan.json", atomically: true, encoding: .utf8)
             let run = try await runProcess(halExecutable, ["run", "viewer", "--faults", folder + "/plan.json"], timeout: 60)

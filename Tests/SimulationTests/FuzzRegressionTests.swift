@@ -21,6 +21,11 @@ import Testing
                 case "gpx": #expect(throws: GeoFileError.self, "\(name)") { try GeoFiles.importGPX(bytes, file: name) }
                 case "kml": #expect(throws: GeoFileError.self, "\(name)") { try GeoFiles.importKML(bytes, file: name) }
                 case "trace": #expect(throws: TraceError.self, "\(name)") { try Trace.decode(bytes, file: name) }
+                case "fault_plans":
+                    #expect(throws: ScriptError.self, "\(name)") {
+                        let plan: FaultPlan = try ScriptFile.decode(bytes, file: name)
+                        try plan.validate(file: name)
+                    }
                 case "mcap":
                     #expect(throws: MCAPError.self, "\(name)") { try MCAPReader(bytes: bytes, name: name).scan { _ in } }
                     #expect(ROS2Import.decode(bytes, file: name).trace.truncation != nil, "\(name)")

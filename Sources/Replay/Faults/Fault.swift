@@ -82,6 +82,10 @@ public struct Fault: Sendable, Hashable, Codable {
     public static let speakerChannel = "speaker"
     /// The channel name that means the app's video screen in `hal run` and scenarios: an output, like the speaker.
     public static let screenChannel = "screen"
+    /// The longest a `latency` or `jitter` fault's magnitude may be, in seconds: a day.
+    public static let longestDelay: Double = 86_400
+    /// The furthest a window's `from` or `to` may be from the first record, in seconds (about 31 years).
+    public static let furthestTime: Double = 1e9
 
     /// What is wrong with the fault's fields, naming them; `nil` when it is usable.
     public func problem() -> String? {
@@ -107,8 +111,14 @@ public struct Fault: Sendable, Hashable, Codable {
         if let magnitude, !magnitude.isFinite || ((kind == .jitter || kind == .latency || kind == .jump) && magnitude < 0) {
             return "magnitude: \(magnitude) is out of range"
         }
+        if let magnitude, kind == .jitter || kind == .latency, magnitude > Self.longestDelay {
+            return "magnitude: \(magnitude) s is out of range; a \(kind.rawValue) takes at most \(Int(Self.longestDelay)) s"
+        }
         if let burst, burst < 1 { return "burst: \(burst); expected 1 or more" }
         if kind == .rate, !((factor ?? 0) > 0 && (factor ?? 0) <= 100) { return "rate needs a factor above 0 and at most 100" }
+        for (name, time) in [("from", from), ("to", to)] {
+            if let time, !(abs(time) <= Self.furthestTime) { return "\(name): \(time) s is out of range; at most \(Int(Self.furthestTime)) s either way" }
+        }
         if let from, let to, !(from <= to) { return "from \(from) is after to \(to)" }
         if kind == .drop, probability == nil, from == nil, to == nil { return "drop needs a probability or a window (from, to)" }
         return nil
@@ -149,7 +159,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
         let delays = faults.filter { $0.kind == .latency }.compactMap(\.magnitude)
         let jitters = faults.filter { $0.kind == .jitter }.compactMap(\.magnitude)
         guard !delays.isEmpty || !jitters.isEmpty else { return nil }
-        func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
+        func duration(_ seconds: Double) -> Duration { .nanoseconds(nanoseconds(seconds)) }
         let sigma = jitters.map { $0 * $0 }.reduce(0, +).squareRoot()
         return SpeakerLatency(base: duration(delays.reduce(0, +)), jitter: duration(sigma), seed: seed)
     }
@@ -158,7 +168,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
     /// ``Fault/screenChannel`` added up; `nil` when the plan has none.
     public var screenDelay: Duration? {
         let delays = faults.filter { $0.channel == Fault.screenChannel && $0.kind == .latency }.compactMap(\.magnitude)
-        return delays.isEmpty ? nil : .nanoseconds(Int64((delays.reduce(0, +) * 1e9).rounded()))
+        return delays.isEmpty ? nil : .nanoseconds(nanoseconds(delays.reduce(0, +)))
     }
 
     /// Checks every fault, naming the first bad one.
@@ -166,5 +176,21 @@ public struct FaultPlan: Sendable, Hashable, Codable {
         for (index, fault) in faults.enumerated() {
             if let problem = fault.problem() { throw ScriptError(file: file, "faults[\(index)]: \(problem)") }
         }
+    }
+}
+
+/// Seconds as whole nanoseconds, held within `Int64`'s range: a fault's times add up (many latency faults, a
+/// Gaussian draw times σ), and an out-of-range conversion would trap.
+func nanoseconds(_ seconds: Double) -> Int64 {
+    let nanoseconds = (seconds * 1e9).rounded()
+    guard nanoseconds.isFinite else { return nanoseconds > 0 ? .max : nanoseconds < 0 ? .min : 0 }
+    return Int64(exactly: nanoseconds) ?? (nanoseconds > 0 ? .max : .min)
+}
+
+extension Int64 {
+    /// `self + offset`, held at `Int64`'s ends rather than trapping: a timestamp moved by a fault.
+    func shifted(by offset: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(offset)
+        return overflow ? (offset > 0 ? .max : .min) : sum
     }
 }

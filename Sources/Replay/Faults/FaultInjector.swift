@@ -108,7 +108,8 @@ public struct FaultInjector: Sendable {
         case .jitter:
             for var record in records {
                 if applies(fault, to: record, origin: origin) {
-                    record.reading.timestamp.nanoseconds += Int64((random.gaussian() * (fault.magnitude ?? 0) * 1e9).rounded())
+                    let offset = nanoseconds(random.gaussian() * (fault.magnitude ?? 0))
+                    record.reading.timestamp.nanoseconds = record.reading.timestamp.nanoseconds.shifted(by: offset)
                 }
                 out.append(record)
             }
@@ -129,10 +130,10 @@ public struct FaultInjector: Sendable {
                 if applies(fault, to: record, origin: origin), random.unit() < (fault.probability ?? 0) { out.append(record) }
             }
         case .latency:
-            let delay = Int64(((fault.magnitude ?? 0) * 1e9).rounded())
+            let delay = nanoseconds(fault.magnitude ?? 0)
             let keyed = records.enumerated().map { item -> (delivery: Int64, order: Int, record: TraceRecord) in
                 let late = applies(fault, to: item.element, origin: origin)
-                return (item.element.timestamp.nanoseconds + (late ? delay : 0), item.offset, item.element)
+                return (item.element.timestamp.nanoseconds.shifted(by: late ? delay : 0), item.offset, item.element)
             }
             out = keyed.sorted { ($0.delivery, $0.order) < ($1.delivery, $1.order) }.map(\.record)
         case .rate:
@@ -159,7 +160,9 @@ public struct FaultInjector: Sendable {
                 for step in 0..<max(0, extra) {
                     var copy = record
                     let span = record.timestamp.duration(to: next).wholeNanoseconds
-                    copy.reading.timestamp.nanoseconds += span * Int64(step + 1) / Int64(extra + 1)
+                    let (scaled, overflow) = span.multipliedReportingOverflow(by: Int64(step + 1))
+                    let offset = overflow ? span / Int64(extra + 1) * Int64(step + 1) : scaled / Int64(extra + 1)
+                    copy.reading.timestamp.nanoseconds = copy.reading.timestamp.nanoseconds.shifted(by: offset)
                     out.append(copy)
                 }
             }
