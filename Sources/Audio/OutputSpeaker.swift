@@ -66,16 +66,22 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
 
     public func play(_ clip: AudioClip) async throws {
         let requested = clock.now
-        let prepared = try PreparedClips.prepare(clip, guard: clip.loudnessGuard ?? loudnessGuard)
-        try enqueue(Pending(item: .clip(name: clip.name), audio: prepared.audio, requested: requested), report: prepared.report)
+        let item = PlaybackItem.clip(name: clip.name)
+        guard let loudnessGuard = clip.loudnessGuard ?? loudnessGuard else {
+            return try enqueue(Pending(item: item, audio: try clip.audio(), requested: requested), report: nil)
+        }
+        // PreparedClips measures the whole file, also for a clip played from a point.
+        let prepared = try PreparedClips.prepare(clip, guard: loudnessGuard)
+        try enqueue(Pending(item: item, audio: prepared.audio, requested: requested), report: prepared.report)
     }
 
     public func speak(_ utterance: Utterance) async throws {
         let requested = clock.now
-        let prepared = PreparedClips.prepare(try SpeechSynthesizer.synthesize(utterance), guard: loudnessGuard)
+        let audio = try SpeechSynthesizer.synthesize(utterance)
+        let guarded = loudnessGuard?.apply(to: audio)
         try enqueue(
-            Pending(item: .speech(text: utterance.text, voice: utterance.voice), audio: prepared.audio, requested: requested),
-            report: prepared.report)
+            Pending(item: .speech(text: utterance.text, voice: utterance.voice), audio: guarded?.audio ?? audio, requested: requested),
+            report: guarded?.report)
     }
 
     public func pause() async throws { state.withLock { $0.paused = true } }
