@@ -32,8 +32,6 @@ public final class VideoFileScreen: VideoScreen {
         var playingSince: Timestamp?
         /// When the video was opened, until its first frame is shown.
         var requested: Timestamp?
-        /// The earliest the first frame may show: the open plus the start delay.
-        var startsAt: Timestamp?
         /// Outputs already due (a frame shown at a seek, a pause), in order.
         var queued: [VideoScreenOutput] = []
     }
@@ -49,16 +47,14 @@ public final class VideoFileScreen: VideoScreen {
         guard frameCount > 0 else { throw DeviceError(.ioFailure, uri: "video:\(clip.path)", "no frames in \(clip.path)") }
         state.withLock { state in
             state.close(at: time)
-            state = State(
-                video: video, name: clip.name, frameCount: frameCount, playingSince: time + startDelay, requested: time,
-                startsAt: time + startDelay, queued: state.queued)
+            state = State(video: video, name: clip.name, frameCount: frameCount, playingSince: time + startDelay, requested: time, queued: state.queued)
         }
     }
 
     public func play(at time: Timestamp) {
         state.withLock { state in
             guard let item = state.item, state.playingSince == nil else { return }
-            state.playingSince = state.notBeforeStart(time)
+            state.playingSince = state.notBeforeStart(time, delay: startDelay)
             state.queued.append(.playback(PlaybackEvent(timestamp: time, phase: .resumed, item: item)))
         }
     }
@@ -81,8 +77,8 @@ public final class VideoFileScreen: VideoScreen {
             state.media = Double(index) / video.rate
             let position = Duration.nanoseconds(Int64((state.media * 1e9).rounded()))
             if state.playingSince != nil {
-                state.playingSince = state.notBeforeStart(time)  // the frame there is due now, or when the delay ends
-            } else if state.notBeforeStart(time) == time {
+                state.playingSince = state.notBeforeStart(time, delay: startDelay)  // the frame there is due now, or when the delay ends
+            } else if state.notBeforeStart(time, delay: startDelay) == time {
                 let shown = state.showNext(at: time)
                 state.queued += shown
             }
@@ -113,10 +109,10 @@ public final class VideoFileScreen: VideoScreen {
 extension VideoFileScreen.State {
     var item: PlaybackItem? { video == nil ? nil : .clip(name: name) }
 
-    /// `time`, or the end of the start delay while the first frame has not shown.
-    func notBeforeStart(_ time: Timestamp) -> Timestamp {
-        guard requested != nil, let startsAt else { return time }
-        return max(time, startsAt)
+    /// `time`, or the end of the start delay (`delay` after the open) while the first frame has not shown.
+    func notBeforeStart(_ time: Timestamp, delay: Duration) -> Timestamp {
+        guard let requested else { return time }
+        return max(time, requested + delay)
     }
 
     /// When the next frame, or the end, is due while playing: when the media time reaches it.
