@@ -73,6 +73,9 @@ public protocol AppLogic: Sendable {
     mutating func advance(to time: Timestamp, output: inout AppOutput)
     /// Reads what an earlier run stored, before ``start(at:output:)``. Errors name the file and the field.
     mutating func restore(from storage: any AppStorage) throws
+    /// The events the app emits and the commands it takes, so that a scenario naming others is refused before the
+    /// run; `nil` (the default) takes a scenario's names on trust.
+    static var vocabulary: AppVocabulary? { get }
 }
 
 extension AppLogic {
@@ -82,4 +85,6 @@ extension AppLogic {
     public mutating func advance(to time: Timestamp, output: inout AppOutput) {}
     /// Nothing stored.
     public mutating func restore(from storage: any AppStorage) throws {}
+    /// No vocabulary: names are taken on trust.
+    public static var vocabulary: AppVocabulary? { nil }
 }

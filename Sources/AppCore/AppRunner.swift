@@ -98,13 +98,18 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         return await carryOut(output, at: time)
     }
 
-    /// Fires the timers due up to the input's time, then delivers the input.
+    /// When the app was last handed something: an input, a timer or a device's output. `nil` before ``start(at:)``.
+    public var now: Timestamp? { lastTime }
+
+    /// Fires the timers due up to the input's delivery, then delivers the input.
     ///
-    /// An input older than the last one (a late or reordered reading) is restamped with the last time before
-    /// it is delivered, so the app never sees time go back and its events stay in time order.
-    public mutating func feed(_ input: AppInput) async -> [AppEvent] {
+    /// The app is handed the input stamped with its delivery time, so the events it emits while handling it are at
+    /// that time, never at another channel's: `deliveredAt` (an input that a fault made late arrives after its timestamp), or the input's own
+    /// timestamp when `nil`. An input whose delivery is older than ``now`` (a reordered or jittered reading) is
+    /// delivered at ``now``, so the app never sees time go back and its events stay in time order.
+    public mutating func feed(_ input: AppInput, deliveredAt arrival: Timestamp? = nil) async -> [AppEvent] {
         var input = input
-        let time = max(input.timestamp, lastTime ?? input.timestamp)
+        let time = max(arrival ?? input.timestamp, lastTime ?? arrival ?? input.timestamp)
         input.timestamp = time
         var events = await advance(to: time)
         if case .speakerFailed(_, let reason) = input {

@@ -1,6 +1,9 @@
 public import HAL
 
-/// Which events an expectation is about: a name, and attribute values that must match as text.
+/// Which events an expectation is about: a name, and attribute values that must match.
+///
+/// A value matches as it prints (`release`, `true`), and a number matches a number of the same value: `"160"`
+/// matches an attribute of 160 whether the event holds it as an integer or as 160.0.
 ///
 /// A name ending in `.*` matches every event under it (`answer.*`). Names with a colon match what the app was fed
 /// rather than what it did (``AppInputObservations``): `input:CHANNEL` a reading of that channel, with attributes such
@@ -19,7 +22,19 @@ public struct EventMatcher: Sendable, Hashable, Codable {
 
     /// Whether `event` matches.
     public func matches(_ event: AppEvent) -> Bool {
-        matches(name: event.name) && (with ?? [:]).allSatisfy { event.attributes[$0.key]?.description == $0.value }
+        matches(name: event.name) && (with ?? [:]).allSatisfy { key, wanted in event.attributes[key].map { Self.value($0, is: wanted) } ?? false }
+    }
+
+    /// Whether an attribute's value is the text `wanted`: as it prints, or as a number of the same value.
+    static func value(_ value: AppEventValue, is wanted: String) -> Bool {
+        if value.description == wanted { return true }
+        let number: Double
+        switch value {
+        case .int(let integer): number = Double(integer)
+        case .double(let double): number = double
+        case .string, .bool: return false
+        }
+        return Double(wanted).map { $0 == number } ?? false
     }
 
     /// Whether an event named `name` can match: the name part of ``matches(_:)``.
@@ -50,6 +65,11 @@ public struct EventMatcher: Sendable, Hashable, Codable {
 /// most one Y (the latest one not yet used), and with `"within": S` no more than S seconds before it. Both report
 /// the worst case found. X and Y are matchers, so they may name inputs: `{"event": "input:touch", "with":
 /// {"phase": "release"}}` is a tap.
+///
+/// Every form follows the run's order (``EventTimeline``): a span runs from its `from` entry to the next `to` entry in
+/// that order, the Y that follows an X is the first one after it in the order, and the X before a Y is one before it
+/// in the order, even at one timestamp. An input's time is when it happened at the device, so a response time is
+/// what a person would feel, latency included; `"inputTime": "delivery"` measures from when the app was handed it.
 public struct EventExpectation: Sendable, Hashable, Codable {
     /// An event that must happen.
     public var event: String?
@@ -73,6 +93,17 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     public var never: EventMatcher?
     /// …without one of these before it.
     public var without: EventMatcher?
+    /// Which instant of an input the expectation's times use: when it happened at the device (when absent) or when
+    /// it was delivered to the app.
+    public var inputTime: InputTime?
+
+    /// An instant of an input (``EventTimeline``).
+    public enum InputTime: String, Sendable, Hashable, Codable {
+        /// When it happened at the device: its record's timestamp.
+        case device
+        /// When it was delivered to the app, after latency and after the inputs delivered before it.
+        case delivery
+    }
 
     /// From an event to another.
     public struct Span: Sendable, Hashable, Codable {
@@ -119,6 +150,9 @@ public struct EventExpectation: Sendable, Hashable, Codable {
         return expectation
     }
 
+    /// The instant of an input that the times use.
+    var instant: InputTime { inputTime ?? .device }
+
     /// The matchers the expectation uses.
     public var matchers: [EventMatcher] {
         [event.map { EventMatcher(event: $0, with: with) }, no.map { EventMatcher(event: $0, with: with) }, each, then, never, without,
@@ -154,35 +188,46 @@ public struct EventExpectation: Sendable, Hashable, Codable {
 
     /// What the expectation says, in words.
     public var summary: String {
+        let measured = instant == .delivery ? " (inputs as delivered)" : ""
         if let each, let then {
-            return "every \(each.description) followed by \(then.description) within \(Self.seconds(within ?? 0))"
+            return "every \(each.description) followed by \(then.description) within \(Self.seconds(within ?? 0))\(measured)"
         }
         if let never, let without {
-            return "no \(never.description) without \(without.description) before it" + (within.map { " within \(Self.seconds($0))" } ?? "")
+            return "no \(never.description) without \(without.description) before it" + (within.map { " within \(Self.seconds($0))" } ?? "") + measured
         }
         let matcher = EventMatcher(event: event ?? no ?? "", with: with).description
         var text = no != nil ? "no \(matcher)" : (count.map { "\(matcher) exactly \($0)×" } ?? matcher)
         if let between { text += " between \(Self.seconds(between[0])) and \(Self.seconds(between[1]))" }
         if let during { text += " during \(during.from.description) … \(during.to.description)" }
-        return text
+        return text + measured
     }
 
-    /// Checks the events of a run that started at `start`. `events` may hold the run's inputs too, as
-    /// ``AppInputObservations`` makes them, for matchers that name inputs; all in time order.
+    /// Checks the app's events of a run that started at `start`, in the order given (``EventTimeline/init(_:)``).
     public func check(_ events: [AppEvent], start: Timestamp) -> EventExpectationResult {
-        if let each, let then { return checkResponse(each, then, within ?? 0, events, start) }
-        if let never, let without { return checkCause(never, without, within, events, start) }
+        check(EventTimeline(events), start: start)
+    }
+
+    /// Checks a run that started at `start`: its events, and the inputs it was fed for matchers that name inputs,
+    /// in the run's order (``EventTimeline``).
+    public func check(_ timeline: EventTimeline, start: Timestamp) -> EventExpectationResult {
+        let entries = timeline.entries
+        if let each, let then { return checkResponse(each, then, within ?? 0, entries, start) }
+        if let never, let without { return checkCause(never, without, within, entries, start) }
         let matcher = EventMatcher(event: event ?? no ?? "", with: with)
-        let spans = during.map { Self.spans(of: $0, in: events) }
-        let hits = events.filter { event in
-            guard matcher.matches(event) else { return false }
-            let offset = start.duration(to: event.timestamp).seconds
-            if let between, !(between[0]...between[1]).contains(offset) { return false }
-            if let spans, !spans.contains(where: { $0.contains(event.timestamp) }) { return false }
-            return true
+        let spans = during.map { Self.spans(of: $0, in: entries) }
+        var hits: [Timestamp] = [], all: [Timestamp] = []
+        var span = 0
+        for (position, entry) in entries.enumerated() where matcher.matches(entry.event) {
+            let time = entry.time(instant)
+            all.append(time)
+            if let between, !(between[0]...between[1]).contains(start.duration(to: time).seconds) { continue }
+            if let spans {
+                while span < spans.count, spans[span].upperBound < position { span += 1 }
+                guard span < spans.count, spans[span].contains(position) else { continue }
+            }
+            hits.append(time)
         }
-        let times = hits.prefix(3).map { Self.seconds(start.duration(to: $0.timestamp).seconds) }.joined(separator: ", ")
-        let all = events.filter { matcher.matches($0) }
+        let times = hits.prefix(3).map { Self.at($0, start) }.joined(separator: ", ")
         if no != nil {
             return hits.isEmpty
                 ? .passed(summary)
@@ -193,26 +238,28 @@ public struct EventExpectation: Sendable, Hashable, Codable {
         }
         if !hits.isEmpty { return .passed(summary) }
         if all.isEmpty { return .failed(summary, "never happened") }
-        let outside = all.prefix(3).map { Self.seconds(start.duration(to: $0.timestamp).seconds) }.joined(separator: ", ")
+        let outside = all.prefix(3).map { Self.at($0, start) }.joined(separator: ", ")
         return .failed(summary, "happened only outside the window, at \(outside)")
     }
 
     private func checkResponse(
-        _ cause: EventMatcher, _ effect: EventMatcher, _ limit: Double, _ events: [AppEvent], _ start: Timestamp
+        _ cause: EventMatcher, _ effect: EventMatcher, _ limit: Double, _ entries: [EventTimeline.Entry], _ start: Timestamp
     ) -> EventExpectationResult {
-        let effects = events.filter { effect.matches($0) }.map(\.timestamp)
+        // The effects' positions in the run's order: the Y that follows an X is the first one after it.
+        let effects = entries.indices.filter { effect.matches(entries[$0].event) }
         var worst: (delay: Double, at: Timestamp)?
         var late = 0, total = 0
         var next = 0
-        for event in events where cause.matches(event) {
+        for (position, entry) in entries.enumerated() where cause.matches(entry.event) {
             total += 1
-            while next < effects.count, effects[next] < event.timestamp { next += 1 }
+            let time = entry.time(instant)
+            while next < effects.count, effects[next] <= position { next += 1 }
             guard next < effects.count else {
-                return .failed(summary, "\(cause.description) at \(Self.at(event.timestamp, start)) was never followed by \(effect.description)")
+                return .failed(summary, "\(cause.description) at \(Self.at(time, start)) was never followed by \(effect.description)")
             }
-            let delay = event.timestamp.duration(to: effects[next]).seconds
+            let delay = time.duration(to: entries[effects[next]].time(instant)).seconds
             if delay > limit { late += 1 }
-            if delay > (worst?.delay ?? -1) { worst = (delay, event.timestamp) }
+            if delay > (worst?.delay ?? -.infinity) { worst = (delay, time) }
         }
         guard let worst else { return .failed(summary, "no \(cause.description) happened") }
         let found = "worst \(Self.milliseconds(worst.delay)) after the one at \(Self.at(worst.at, start)), of \(total)"
@@ -220,28 +267,25 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     }
 
     private func checkCause(
-        _ effect: EventMatcher, _ cause: EventMatcher, _ limit: Double?, _ events: [AppEvent], _ start: Timestamp
+        _ effect: EventMatcher, _ cause: EventMatcher, _ limit: Double?, _ entries: [EventTimeline.Entry], _ start: Timestamp
     ) -> EventExpectationResult {
+        // In the run's order: each Y takes the latest X before it not yet used (an entry that is both is its own X).
         var unused: [Timestamp] = []
         var worst: (delay: Double, at: Timestamp)?
         var count = 0
-        // Only causes and effects matter; at one time, causes come before effects.
-        let relevant = events.enumerated().compactMap { offset, event -> (event: AppEvent, isCause: Bool, isEffect: Bool, offset: Int)? in
-            let isCause = cause.matches(event), isEffect = effect.matches(event)
-            return isCause || isEffect ? (event, isCause, isEffect, offset) : nil
-        }
-        let ordered = relevant.sorted { ($0.event.timestamp, $0.isCause ? 0 : 1, $0.offset) < ($1.event.timestamp, $1.isCause ? 0 : 1, $1.offset) }
-        for (event, isCause, isEffect, _) in ordered {
-            if isCause { unused.append(event.timestamp) }
+        for entry in entries {
+            let isCause = cause.matches(entry.event), isEffect = effect.matches(entry.event)
+            let time = entry.time(instant)
+            if isCause { unused.append(time) }
             guard isEffect else { continue }
             count += 1
             guard let cause = unused.popLast() else {
-                return .failed(summary, "\(effect.description) at \(Self.at(event.timestamp, start)) had no \(cause.description) before it")
+                return .failed(summary, "\(effect.description) at \(Self.at(time, start)) had no \(cause.description) before it")
             }
-            let delay = cause.duration(to: event.timestamp).seconds
-            if delay > (worst?.delay ?? -1) { worst = (delay, event.timestamp) }
+            let delay = cause.duration(to: time).seconds
+            if delay > (worst?.delay ?? -.infinity) { worst = (delay, time) }
             if let limit, delay > limit {
-                return .failed(summary, "\(effect.description) at \(Self.at(event.timestamp, start)) came \(Self.milliseconds(delay)) after its \(self.without!.description)")
+                return .failed(summary, "\(effect.description) at \(Self.at(time, start)) came \(Self.milliseconds(delay)) after its \(self.without!.description)")
             }
         }
         guard let worst else { return .passed(summary + ": none happened") }
@@ -252,18 +296,20 @@ public struct EventExpectation: Sendable, Hashable, Codable {
 
     private static func milliseconds(_ value: Double) -> String { "\(Int((value * 1000).rounded())) ms" }
 
-    static func spans(of span: Span, in events: [AppEvent]) -> [ClosedRange<Timestamp>] {
-        var spans: [ClosedRange<Timestamp>] = []
-        var open: Timestamp?
-        for event in events {
-            if open == nil, span.from.matches(event) {
-                open = event.timestamp
-            } else if let start = open, span.to.matches(event) {
-                spans.append(start...max(start, event.timestamp))
+    /// The spans' positions in the run's order: from each `from` entry to the next `to` entry after it, both
+    /// included, or to the end.
+    static func spans(of span: Span, in entries: [EventTimeline.Entry]) -> [ClosedRange<Int>] {
+        var spans: [ClosedRange<Int>] = []
+        var open: Int?
+        for (position, entry) in entries.enumerated() {
+            if open == nil, span.from.matches(entry.event) {
+                open = position
+            } else if let start = open, span.to.matches(entry.event) {
+                spans.append(start...position)
                 open = nil
             }
         }
-        if let open { spans.append(open...Timestamp(nanoseconds: .max)) }
+        if let open { spans.append(open...Int.max) }
         return spans
     }
 

@@ -23,19 +23,31 @@ enum BuiltinKinds {
                 if let accuracy = sample.headingAccuracy { text += " ±\(format3(accuracy))°" }
                 return text
             },
-            faults: KindFaults(freeze: KindFaults.keepsFirstValue)),
+            faults: KindFaults(freeze: KindFaults.keepsFirstValue),
+            attributes: KindAttributes(names: ["heading", "elevation"]) { reading in
+                guard case .attitude(let sample) = reading else { return [:] }
+                return ["heading": .double(sample.heading()), "elevation": .double(sample.elevation())]
+            }),
         KindDescription(
             kind: .pointer, summary: "touch, touchpad, mouse or scripted gestures", units: "normalized",
             readingType: PointerEvent.self,
             text: { reading in
                 guard case .pointer(let event) = reading else { return "\(reading)" }
                 return "\(event.phase.rawValue) pointer=\(event.pointer) x=\(event.x) y=\(event.y)"
+            },
+            attributes: KindAttributes(names: ["phase", "pointer", "x", "y"]) { reading in
+                guard case .pointer(let event) = reading else { return [:] }
+                return ["phase": .string(event.phase.rawValue), "pointer": .int(Int64(event.pointer)), "x": .double(event.x), "y": .double(event.y)]
             }),
         KindDescription(
             kind: .keys, summary: "keys and buttons", units: nil, readingType: KeyEvent.self,
             text: { reading in
                 guard case .key(let event) = reading else { return "\(reading)" }
                 return "code=\(event.code) \(event.state.rawValue)"
+            },
+            attributes: KindAttributes(names: ["code", "state"]) { reading in
+                guard case .key(let event) = reading else { return [:] }
+                return ["code": .int(Int64(event.code)), "state": .string(event.state.rawValue)]
             }),
         KindDescription(
             kind: .location, summary: "location fixes (WGS84)", units: "deg,m,m/s", readingType: LocationFix.self,
@@ -58,7 +70,16 @@ enum BuiltinKinds {
                     guard case .location(var fix) = reading, let position = fix.coordinate else { return reading }
                     fix.coordinate = position.destination(distance: magnitude, bearing: unit() * 360)
                     return .location(fix)
-                })),
+                }),
+            attributes: KindAttributes(names: ["mode", "latitude", "longitude"]) { reading in
+                guard case .location(let fix) = reading else { return [:] }
+                var attributes: [String: AppEventValue] = ["mode": .string(fix.mode.rawValue)]
+                if let coordinate = fix.coordinate {
+                    attributes["latitude"] = .double(coordinate.latitude)
+                    attributes["longitude"] = .double(coordinate.longitude)
+                }
+                return attributes
+            }),
         KindDescription(
             kind: .camera, summary: "camera frames", units: nil, readingType: Frame.self,
             text: { reading in
@@ -68,6 +89,10 @@ enum BuiltinKinds {
                 case .bytes(let bytes): "\(bytes.count) bytes"
                 }
                 return "#\(frame.sequence) \(frame.width)x\(frame.height) \(frame.pixelFormat.rawValue) \(place)"
+            },
+            attributes: KindAttributes(names: ["seq"]) { reading in
+                guard case .frame(let frame) = reading else { return [:] }
+                return ["seq": .int(Int64(frame.sequence))]
             }),
         KindDescription(
             kind: .expression, summary: "facial-expression readings", units: nil, readingType: ExpressionReading.self,
@@ -78,7 +103,11 @@ enum BuiltinKinds {
                 let tracked = reading.faceID.map { " id=\($0) rank=\(reading.rank)/\(reading.faceCount)" } ?? ""
                 return "\(dominant.rawValue) \(scores[dominant]) face=\(face.x),\(face.y),\(face.width),\(face.height)\(tracked)"
             },
-            faults: KindFaults(freeze: KindFaults.keepsFirstValue)),
+            faults: KindFaults(freeze: KindFaults.keepsFirstValue),
+            attributes: KindAttributes(names: ["dominant"]) { reading in
+                guard case .expression(let reading) = reading else { return [:] }
+                return ["dominant": .string(reading.dominant?.rawValue ?? "none")]
+            }),
         KindDescription(
             kind: .speaker, summary: "what a speaker played or spoke", units: nil, isOutput: true,
             readingType: PlaybackEvent.self,
@@ -88,6 +117,13 @@ enum BuiltinKinds {
                 case .clip(let name): return "\(event.phase.rawValue) clip \(name)"
                 case .speech(let text, let voice): return "\(event.phase.rawValue) speech [\(voice)] \(text)"
                 }
+            },
+            attributes: KindAttributes(names: ["phase", "clip", "text"]) { reading in
+                guard case .playback(let event) = reading else { return [:] }
+                return switch event.item {
+                case .clip(let name): ["phase": .string(event.phase.rawValue), "clip": .string(name)]
+                case .speech(let text, _): ["phase": .string(event.phase.rawValue), "text": .string(text)]
+                }
             }),
         KindDescription(
             kind: .app, summary: "an app's own events", units: nil, isOutput: true, readingType: AppEvent.self,
@@ -95,6 +131,10 @@ enum BuiltinKinds {
                 guard case .appEvent(let event) = reading else { return "\(reading)" }
                 let details = event.attributes.keys.sorted().map { "\($0)=\(event.attributes[$0]!)" }.joined(separator: " ")
                 return details.isEmpty ? event.name : "\(event.name) \(details)"
+            },
+            attributes: KindAttributes(names: nil) { reading in
+                guard case .appEvent(let event) = reading else { return [:] }
+                return event.attributes
             }),
     ]
 
@@ -119,7 +159,11 @@ enum BuiltinKinds {
                     guard case .motion(var sample) = reading else { return reading }
                     sample.value = Vector3(x: sample.value.x + magnitude, y: sample.value.y + magnitude, z: sample.value.z + magnitude)
                     return .motion(sample)
-                }))
+                }),
+            attributes: KindAttributes(names: ["x", "y", "z"]) { reading in
+                guard case .motion(let sample) = reading else { return [:] }
+                return ["x": .double(sample.value.x), "y": .double(sample.value.y), "z": .double(sample.value.z)]
+            })
     }
 }
 

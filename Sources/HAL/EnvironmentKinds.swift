@@ -68,6 +68,7 @@ extension KindDescription {
                     var sample = sample
                     sample.value += magnitude
                     return sample
-                }))
+                }),
+            attributes: ["v"])
     }
 }

@@ -23,12 +23,16 @@ public struct KindDescription: Sendable {
     /// How a record of the kind is stored as named fields, in any trace container; `nil` for the built-in kinds,
     /// whose records the trace format encodes by heart for speed (`docs/trace-format.md`).
     public var fields: FieldCodec?
+    /// What an expectation can match of a reading: the attributes of its `input:CHANNEL` event.
+    public var attributes: KindAttributes
 
     /// Describes a kind field by field. Built-in kinds and kinds with their own ``Reading`` handling use this.
+    ///
+    /// Without `attributes`, a kind with `fields` shows its fields to expectations, and one without shows nothing.
     public init(
         kind: DeviceKind, summary: String, units: String?, isOutput: Bool = false,
         readingType: any ReadingConvertible.Type, text: @escaping @Sendable (Reading) -> String,
-        faults: KindFaults = KindFaults(), fields: FieldCodec? = nil
+        faults: KindFaults = KindFaults(), fields: FieldCodec? = nil, attributes: KindAttributes? = nil
     ) {
         self.kind = kind
         self.summary = summary
@@ -38,10 +42,12 @@ public struct KindDescription: Sendable {
         self.text = text
         self.faults = faults
         self.fields = fields
+        self.attributes = attributes ?? fields.map(KindAttributes.fields) ?? .none
     }
 
     /// Describes a kind whose readings are values of `Value`: how a value is stored as named fields and read back,
-    /// its text form, and which faults act on it.
+    /// its text form, and which faults act on it. Expectations see its fields as attributes (`{"event": "input:hr",
+    /// "with": {"bpm": "160"}}`); `attributes` names them before a run, so that a scenario naming another is refused.
     ///
     /// ```swift
     /// KindDescription(.wind, value: WindSample.self, summary: "wind speed and direction", units: "m/s,deg",
@@ -52,19 +58,64 @@ public struct KindDescription: Sendable {
     public init<Value: KindValue>(
         _ kind: DeviceKind, value: Value.Type, summary: String, units: String?, isOutput: Bool = false,
         fields: ValueFields<Value>, text: @escaping @Sendable (Value) -> String,
-        faults: ValueFaults<Value> = ValueFaults()
+        faults: ValueFaults<Value> = ValueFaults(), attributes: [String]? = nil
     ) {
+        let codec = fields.erased(kind)
+        var shown = KindAttributes.fields(codec)
+        shown.names = attributes
         self.init(
             kind: kind, summary: summary, units: units, isOutput: isOutput, readingType: Value.self,
             text: { reading in Value(reading).map(text) ?? "\(reading)" },
-            faults: faults.erased, fields: fields.erased(kind))
+            faults: faults.erased, fields: codec, attributes: shown)
     }
 
     /// What an unregistered kind looks like: an input of unknown type with no units.
     init(unregistered kind: DeviceKind) {
         self.init(
             kind: kind, summary: "an unregistered kind", units: nil, readingType: CustomReading.self,
-            text: { "\($0)" })
+            text: { "\($0)" }, attributes: KindAttributes(names: nil, values: { _ in [:] }))
+    }
+}
+
+/// What an expectation can match of a kind's readings: the attributes of their `input:CHANNEL` events
+/// (`docs/apps.md`), such as a pointer's `phase` or a heart-rate sensor's `bpm`.
+public struct KindAttributes: Sendable {
+    /// The names a reading's attributes can have, when the kind knows them before it sees a reading; `nil` when only
+    /// the readings tell (a scenario's names are then checked against the channel's first reading).
+    public var names: [String]?
+    /// A reading's attributes.
+    public var values: @Sendable (Reading) -> [String: AppEventValue]
+
+    /// Attributes named `names`, made by `values`.
+    public init(names: [String]?, values: @escaping @Sendable (Reading) -> [String: AppEventValue]) {
+        self.names = names
+        self.values = values
+    }
+
+    /// No attributes: an expectation can name the channel but nothing of its readings.
+    public static let none = KindAttributes(names: [], values: { _ in [:] })
+
+    /// A stored record's fields as attributes: numbers, whole numbers, text and flags as they are, a list as its
+    /// values joined by commas.
+    public static func fields(_ codec: FieldCodec) -> KindAttributes {
+        KindAttributes(names: nil) { reading in
+            var attributes: [String: AppEventValue] = [:]
+            for (name, value) in codec.encode(reading) ?? [] { attributes[name] = value.eventValue }
+            return attributes
+        }
+    }
+}
+
+extension FieldValue {
+    /// The value as an event attribute; a list as its values' texts joined by commas.
+    var eventValue: AppEventValue {
+        switch self {
+        case .number(let number): .double(number)
+        case .integer(let integer): .int(integer)
+        case .string(let text): .string(text)
+        case .bool(let flag): .bool(flag)
+        case .array(let values): .string(values.map(\.eventValue.description).joined(separator: ","))
+        }
     }
 }
 

@@ -26,6 +26,25 @@ public enum Reading: Sendable, Hashable {
     /// A reading of a registered kind that has no case of its own (``KindValue``, ``KindRegistry``).
     case custom(CustomReading)
 
+    /// The kind of device the reading is of: what describes it (``DeviceKind/kindDescription``).
+    public var kind: DeviceKind {
+        switch self {
+        case .motion(let value): value.quantity.deviceKind
+        case .attitude: .attitude
+        case .pointer: .pointer
+        case .key: .keys
+        case .location: .location
+        case .frame: .camera
+        case .expression: .expression
+        case .playback: .speaker
+        case .appEvent: .app
+        case .custom(let value): value.value.kind
+        }
+    }
+
+    /// The reading's attributes, as an expectation matches them (``KindAttributes``).
+    public var attributes: [String: AppEventValue] { kind.kindDescription.attributes.values(self) }
+
     /// When the value was produced. Setting it moves the value in time, as a looping replay does.
     public var timestamp: Timestamp {
         get {

@@ -16,9 +16,13 @@ public import TraceFormat
 /// 1. records in trace order: by timestamp, then the channel's place in the merged header (the inputs in the order
 ///    given, each trace's channels in header order), then the record's place in its file;
 /// 2. the fault plan applied to that sequence (``Replay/FaultInjector``);
-/// 3. scripted commands, and the speaker going away if the plan says so, delivered before any record with the same
-///    or a later timestamp (commands first at a tie, in the order the scenario lists them at one time);
+/// 3. scripted commands, and the speaker going away if the plan says so, delivered before any record that arrives at
+///    the same or a later time (commands first at a tie, in the order the scenario lists them at one time);
 /// 4. after the last record, the commands still due, then the app's timers up to the end time.
+///
+/// Each record is delivered at its arrival (``Replay/TraceReplay/arrivals``: its timestamp, later under a latency
+/// fault), or when the record before it was, if that is later; the app's timers due by then fire first. The
+/// expectations see each input at the device's time and at its delivery, in the run's order (``AppCore/EventTimeline``).
 ///
 /// **Live** (``live(_:sources:speaker:clock:expectations:onDeviceError:onEvents:)``) runs on a clock that advances
 /// by itself (the monotonic clock on a board): device readings in arrival order, with ticks so that timers fire.
@@ -81,7 +85,11 @@ public struct AppSession<Logic: AppLogic>: Sendable {
 
     /// Replays the inputs into the app. `onEvents` gets each batch of events as the app emits them, with the log's
     /// zero (the first input's time).
+    ///
+    /// Before anything runs, the expectations' and commands' names are checked against what the run declares
+    /// (``checkNames()``): a name the run can never produce throws ``AppCore/AppConfigError``.
     public func run(onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }) async throws -> SessionResult {
+        try checkNames()
         var options = ReplayOptions(faults: faults)
         options.pacing = pacing
         let replay = try TraceReplay(trace: inputs, options: options)
@@ -103,38 +111,70 @@ public struct AppSession<Logic: AppLogic>: Sendable {
             events += batch
         }
         // Inputs are kept as events only when an expectation names them: a motion channel at 100 Hz is not made
-        // into events for a check about taps.
+        // into events for a check about taps. Each keeps the device's time, its delivery, and its place in the run.
         let inputMatchers = expectations.flatMap(\.matchers).filter(\.isAboutInputs)
         let observesInputs = !inputMatchers.isEmpty
         var observedNames: [String: Bool] = [:]
-        var observed: [AppEvent] = []
-        func feed(_ input: AppInput) async {
+        var observed: [(event: AppEvent, delivered: Timestamp, before: Int)] = []
+        func feed(_ input: AppInput, arrival: Timestamp) async {
+            // The timers due before the delivery fire first, so that the input stands after them in the run.
+            let delivery = max(arrival, runner.now ?? arrival)
+            emit(await runner.advance(to: delivery))
             if observesInputs, let name = AppInputObservations.name(of: input) {
                 let named = observedNames[name] ?? inputMatchers.contains { $0.matches(name: name) }
                 observedNames[name] = named
-                if named, let event = AppInputObservations.event(for: input) { observed.append(event) }
+                if named, let event = AppInputObservations.event(for: input) { observed.append((event, delivery, events.count)) }
             }
-            emit(await runner.feed(input))
+            emit(await runner.feed(input, deliveredAt: delivery))
         }
         emit(await runner.start(at: start))
         let channels = inputs.header.channels.map(\.id)
         var next = 0
-        try await replay.run(pacingClock: pacingClock, clock: VirtualClock(start: start)) { record in
-            while next < scripted.count, scripted[next].timestamp <= record.timestamp {
-                await feed(scripted[next])
+        try await replay.run(pacingClock: pacingClock, clock: VirtualClock(start: start)) { record, arrival in
+            while next < scripted.count, scripted[next].timestamp <= arrival {
+                await feed(scripted[next], arrival: scripted[next].timestamp)
                 next += 1
             }
-            await feed(.reading(record.reading, channel: channels[record.channel]))
+            await feed(.reading(record.reading, channel: channels[record.channel]), arrival: arrival)
         }
         let last = end.map(time) ?? max(inputs.end ?? start, scripted.last?.timestamp ?? start)
-        for input in scripted[next...] where input.timestamp <= last { await feed(input) }
+        for input in scripted[next...] where input.timestamp <= last { await feed(input, arrival: input.timestamp) }
         emit(await runner.advance(to: last))
-        // Inputs in time order (a reordering fault may have swapped some), then merged with the events.
-        observed = observed.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
-        let checked = observesInputs ? AppInputObservations.merged(events, inputs: observed) : events
+        let checked = observesInputs ? EventTimeline(events: events, inputs: observed) : EventTimeline(events)
         return SessionResult(
             app: appName, start: start, events: events, expectations: expectations.map { $0.check(checked, start: start) },
             recording: records ? try Self.recording(of: inputs, events: events, app: appName) : nil)
+    }
+
+    /// What the run declares: the inputs' channels with the attributes their events carry (the kind's, or those of
+    /// the channel's first record where the kind does not name them), and the app's ``AppCore/AppLogic/vocabulary``.
+    public var declarations: RunDeclarations {
+        var firstReadings: [Int: Reading] = [:]
+        let unnamed = Set(inputs.header.channels.indices.filter { inputs.header.channels[$0].kind.kindDescription.attributes.names == nil })
+        if !unnamed.isEmpty {
+            for record in inputs.records where unnamed.contains(record.channel) && firstReadings[record.channel] == nil {
+                firstReadings[record.channel] = record.reading
+                if firstReadings.count == unnamed.count { break }
+            }
+        }
+        let channels = inputs.header.channels.enumerated().map { index, channel -> (id: String, attributes: [String]?) in
+            let attributes = channel.kind.kindDescription.attributes.names ?? firstReadings[index].map { $0.attributes.keys.sorted() }
+            return (channel.id, attributes)
+        }
+        return RunDeclarations(channels: channels, vocabulary: Logic.vocabulary)
+    }
+
+    /// Refuses expectations and commands that name what the run can never produce: an input channel it lacks, an
+    /// attribute a channel's events never carry, an event or a command the app never emits or takes. Errors name the
+    /// field (`expect[2].each.event`) and the names it could have meant.
+    public func checkNames() throws(AppConfigError) {
+        let run = declarations
+        for (index, command) in commands.enumerated() {
+            try run.checkCommand(command.action, field: "commands[\(index)].action")
+        }
+        for (index, expectation) in expectations.enumerated() {
+            try expectation.checkNames(field: "expect[\(index)]", against: run)
+        }
     }
 
     /// The speaker a replay uses when none is given: a capture speaker, driven in virtual time by the runner.

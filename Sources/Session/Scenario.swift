@@ -83,10 +83,12 @@ public struct Scenario: Sendable {
         let inputs = try Trace.merging(inputPaths.map { try Trace.loadInput(path: $0) })
         let plan = try faults ?? faultsPath.map { try FaultPlan.load(path: $0) }
         func run<Logic: AppLogic>(_ logic: Logic) async throws -> SessionResult {
-            try await AppSession(
+            let session = AppSession(
                 logic, inputs: inputs, commands: file.commands ?? [], end: file.end, faults: plan, speaker: speaker, storage: storage,
-                pacing: pacing, pacingClock: pacingClock, expectations: file.expect ?? [], records: records
-            ).run(onEvents: onEvents)
+                pacing: pacing, pacingClock: pacingClock, expectations: file.expect ?? [], records: records)
+            // A name the run can never produce is the scenario's mistake: name its line and column.
+            do { try session.checkNames() } catch { throw ScriptError(file: path, error.description) }
+            return try await session.run(onEvents: onEvents)
         }
         return try await run(logic)
     }

@@ -65,8 +65,10 @@ import TestSupport
         let failures: [(app: String, base: String, line: String)] = [
             ("viewer", "traces/viewer/school",
              "check: FAIL every sound.played followed by speaker.started within 0.5 s: 2 of 2 too late; worst 800 ms after the one at 4.6 s, of 2"),
+            // 4 of 4: the last bar.spoken comes just after the speaker started an earlier word at the same millisecond,
+            // which is no answer to it (the run's order, docs/apps.md); a check by timestamps alone counted it.
             ("talkboard", "traces/talkboard/session",
-             "check: FAIL every bar.spoken followed by speaker.started within 0.1 s: 3 of 4 too late; worst 800 ms after the one at 4.3 s, of 4"),
+             "check: FAIL every bar.spoken followed by speaker.started within 0.1 s: 4 of 4 too late; worst 800 ms after the one at 4.3 s, of 4"),
             ("trainer", "traces/trainer/facial-fun",
              "check: FAIL every answer.correct followed by speaker.started{clip=sounds/click.wav} within 0.5 s: 4 of 4 too late; worst 1400 ms after the one at 47.1 s, of 4"),
         ]

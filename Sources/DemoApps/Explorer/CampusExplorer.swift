@@ -30,6 +30,16 @@ public import HAL
 public struct CampusExplorer: AppLogic {
     /// `explorer`.
     public static let name = "explorer"
+    /// Every event the app emits and every command it takes, so that a scenario's typo is refused before the run.
+    public static let vocabulary: AppVocabulary? = AppVocabulary(
+        events: [
+            "difficulty.set", "explorer.started", "gps.acquired", "gps.lost", "message.hidden", "message.left",
+            "message.nearby", "message.read", "place.added", "place.arrived", "place.left", "place.pointed",
+            "place.unlocked", "pointing.ended", "puzzle.failed", "puzzle.solved", "puzzles.shown", "route.completed",
+            "target.colder", "target.guidance", "target.hint", "target.reached", "target.set", "target.warmer",
+            "user.signedIn", "user.signedOut",
+        ],
+        commands: ["signIn", "signOut", "leaveMessage", "readMessages", "addPlace", "showPuzzles", "solvePuzzle", "setDifficulty"])
     /// Seconds without a fix before the fix counts as lost.
     public static let fixTimeout: Duration = .seconds(5)
     /// Seconds a message notification shows.

@@ -68,6 +68,13 @@ public struct FieldEntry: Sendable, Hashable {
 public struct FieldGuide: AppLogic {
     /// `fieldguide`.
     public static let name = "fieldguide"
+    /// Every event the app emits and every command it takes, so that a scenario's typo is refused before the run.
+    public static let vocabulary: AppVocabulary? = AppVocabulary(
+        events: [
+            "camera.frameDamaged", "camera.framesDropped", "capture.cancelled", "capture.refused", "capture.saved",
+            "crop.changed", "crop.shown", "gps.acquired", "gps.lost", "guide.started",
+        ],
+        commands: ["capture", "saveCrop", "cancelCrop", "moveCrop", "scaleCrop"])
     /// The shutter button.
     public static let shutter = ScreenRegion(x: 0.35, y: 0.85, width: 0.3, height: 0.15)
     /// `KEY_CAMERA` in `linux/input-event-codes.h`.

@@ -24,6 +24,14 @@ public import HAL
 public struct TalkBoard: AppLogic {
     /// `talkboard`.
     public static let name = "talkboard"
+    /// Every event the app emits and every command it takes, so that a scenario's typo is refused before the run.
+    public static let vocabulary: AppVocabulary? = AppVocabulary(
+        events: [
+            "bar.deleted", "bar.full", "bar.spoken", "board.started", "favourite.added", "favourite.refused",
+            "favourite.removed", "option.scrollBack", "option.speakSelectedWord", "page.shown", "tabs.shown",
+            "voice.set", "waiting.hidden", "waiting.shown", "word.added", "word.spoken",
+        ],
+        commands: ["setVoice", "toggleFavourite"])
     /// How long speech may take to start before the board shows that it is waiting.
     public static let waitingAfter: Duration = .seconds(1)
     /// Category tabs shown at once beside Favourites.

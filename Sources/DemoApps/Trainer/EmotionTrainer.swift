@@ -32,6 +32,16 @@ public import HAL
 public struct EmotionTrainer: AppLogic {
     /// `trainer`.
     public static let name = "trainer"
+    /// Every event the app emits and every command it takes, so that a scenario's typo is refused before the run.
+    public static let vocabulary: AppVocabulary? = AppVocabulary(
+        events: [
+            "answer.correct", "answer.wrong", "facialFun.correct", "facialFun.faceFound", "facialFun.faceSwitched",
+            "facialFun.holdBroken", "facialFun.holding", "facialFun.incorrect", "facialFun.noCamera",
+            "facialFun.noFace", "facialFun.photo", "facialFun.retry", "facialFun.shown", "facialFun.skipped",
+            "narration.spoken", "option.narration", "option.soundFeedback", "player.set", "question.shown",
+            "question.skipped", "session.finished", "session.started", "stats", "volume.set",
+        ],
+        commands: ["setPlayer", "setNarration", "setSoundFeedback", "volumeUp", "volumeDown", "setVolume"])
     /// The longest gap between expression readings that a hold survives.
     public static let holdGap: Duration = .seconds(1)
     /// The answer buttons.

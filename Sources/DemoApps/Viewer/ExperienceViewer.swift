@@ -56,6 +56,17 @@ public struct ViewerConfig: Sendable, Hashable, Codable {
 public struct ExperienceViewer: AppLogic {
     /// `viewer`.
     public static let name = "viewer"
+    /// Every event the app emits and every command it takes, so that a scenario's typo is refused before the run.
+    public static let vocabulary: AppVocabulary? = AppVocabulary(
+        events: [
+            "congratulations.acknowledged", "experience.completed", "experience.exited", "experience.started",
+            "home.shown", "mode.set", "motion.lost", "motion.restored", "panorama.entered", "panorama.left",
+            "sound.finished", "sound.interrupted", "sound.paused", "sound.played", "sound.resumed", "sound.stopped",
+            "tap.missed", "video.closed", "video.controls.hidden", "video.controls.shown", "video.opened",
+            "video.paused", "video.resumed", "video.seeked", "view.facing", "view.recentred", "warning.finishFirst",
+            "warning.goOn", "warning.incompletePanorama",
+        ],
+        commands: ["exit", "setMode", "recentre"])
     /// How long motion mode waits for a motion reading before it shows `motion.lost`.
     public static let motionTimeout: Duration = .milliseconds(500)
     /// The loudness every clip plays at (Prep REQ2: about 40 dB on average, never above 50). The speaker measures

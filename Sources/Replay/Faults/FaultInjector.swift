@@ -1,5 +1,5 @@
 public import TraceFormat
-import HAL
+public import HAL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -27,10 +27,20 @@ public struct FaultInjector: Sendable {
         self.kindFaults = header.channels.map { $0.kind.kindDescription.faults }
     }
 
-    /// The records with every fault applied, in order.
+    /// The records with every fault applied, in delivery order.
     public func apply(to records: [TraceRecord]) -> [TraceRecord] {
-        guard let origin = records.map(\.timestamp).min() else { return records }
-        var result = records
+        deliveries(of: records).map(\.record)
+    }
+
+    /// The records with every fault applied, in delivery order, each with when it reaches the app.
+    ///
+    /// A record arrives at its own timestamp (after a `jitter` or `rate` fault, the timestamp the fault gave it),
+    /// later by the `latency` faults that caught it. The timestamp is when the device produced the record; the
+    /// arrival is when it was delivered. A consumer never goes back in time, so a record that arrives before one
+    /// delivered ahead of it (after a `reorder`) is taken when that one was: see ``Delivery``.
+    public func deliveries(of records: [TraceRecord]) -> [Delivery] {
+        var result = records.map { Delivery(record: $0, lateness: 0) }
+        guard let origin = records.map(\.timestamp).min() else { return result }
         for (index, fault) in plan.faults.enumerated() {
             var random = SeededRandom(seed: plan.seed &+ 0x9E37_79B9_7F4A_7C15 &* UInt64(index + 1))
             result = apply(fault, to: result, origin: origin, random: &random)
@@ -38,7 +48,26 @@ public struct FaultInjector: Sendable {
         return result
     }
 
-    private func applies(_ fault: Fault, to record: TraceRecord, origin: Timestamp) -> Bool {
+    /// A record as a faulty device delivers it.
+    public struct Delivery: Sendable, Hashable {
+        /// The record, with the timestamp the device gave it.
+        public var record: TraceRecord
+        /// How much later than its timestamp the record arrives, in nanoseconds (a latency fault's delay).
+        public var lateness: Int64
+
+        /// Creates a delivery.
+        public init(record: TraceRecord, lateness: Int64 = 0) {
+            self.record = record
+            self.lateness = lateness
+        }
+
+        /// When the record arrives: its timestamp, plus its lateness.
+        public var arrival: Timestamp {
+            Timestamp(nanoseconds: record.timestamp.nanoseconds.shifted(by: lateness))
+        }
+    }
+
+    private func applies(_ fault: Fault, to record: Delivery, origin: Timestamp) -> Bool {
         let channel = header.channels[record.channel]
         if let wanted = fault.channel, wanted != channel.id { return false }
         let seconds = origin.duration(to: record.timestamp).seconds
@@ -58,8 +87,8 @@ public struct FaultInjector: Sendable {
         }
     }
 
-    private func apply(_ fault: Fault, to records: [TraceRecord], origin: Timestamp, random: inout SeededRandom) -> [TraceRecord] {
-        var out: [TraceRecord] = []
+    private func apply(_ fault: Fault, to records: [Delivery], origin: Timestamp, random: inout SeededRandom) -> [Delivery] {
+        var out: [Delivery] = []
         out.reserveCapacity(records.count)
         switch fault.kind {
         case .drop, .disconnect:
@@ -131,11 +160,12 @@ public struct FaultInjector: Sendable {
             }
         case .latency:
             let delay = nanoseconds(fault.magnitude ?? 0)
-            let keyed = records.enumerated().map { item -> (delivery: Int64, order: Int, record: TraceRecord) in
-                let late = applies(fault, to: item.element, origin: origin)
-                return (item.element.timestamp.nanoseconds.shifted(by: late ? delay : 0), item.offset, item.element)
+            let keyed = records.enumerated().map { item -> (arrival: Int64, order: Int, delivery: Delivery) in
+                var delivery = item.element
+                if applies(fault, to: delivery, origin: origin) { delivery.lateness = delivery.lateness.shifted(by: delay) }
+                return (delivery.arrival.nanoseconds, item.offset, delivery)
             }
-            out = keyed.sorted { ($0.delivery, $0.order) < ($1.delivery, $1.order) }.map(\.record)
+            out = keyed.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }.map(\.delivery)
         case .rate:
             let factor = fault.factor ?? 1
             var counts: [Int: Int] = [:]
@@ -196,4 +226,16 @@ public struct FaultInjector: Sendable {
         }
         return out
     }
+}
+
+extension FaultInjector.Delivery {
+    /// The record's channel.
+    var channel: Int { record.channel }
+    /// The record's reading; a fault that moves its timestamp moves its arrival with it.
+    var reading: Reading {
+        get { record.reading }
+        set { record.reading = newValue }
+    }
+    /// The record's timestamp.
+    var timestamp: Timestamp { record.timestamp }
 }

@@ -20,6 +20,9 @@ public struct TraceReplay: Sendable {
     public let options: ReplayOptions
     /// One pass's records, filtered and in delivery order.
     public let pass: [TraceRecord]
+    /// When each record of ``pass`` arrives: its timestamp, or later when a `latency` fault delays it. Empty when
+    /// every record arrives at its timestamp.
+    public let arrivals: [Timestamp]
     /// How far each loop is shifted after the previous one.
     public let loopPeriod: Duration
 
@@ -49,10 +52,17 @@ public struct TraceReplay: Sendable {
         }
         selected.sort { ($0.record.timestamp, $0.record.channel, $0.line) < ($1.record.timestamp, $1.record.channel, $1.line) }
         let ordered = selected.map(\.record)
-        pass = options.faults.map { FaultInjector(plan: $0, header: trace.header).apply(to: ordered) } ?? ordered
+        if let plan = options.faults {
+            let deliveries = FaultInjector(plan: plan, header: trace.header).deliveries(of: ordered)
+            pass = deliveries.map(\.record)
+            arrivals = deliveries.contains { $0.lateness != 0 } ? deliveries.map(\.arrival) : []
+        } else {
+            pass = ordered
+            arrivals = []
+        }
         let fastest = trace.header.channels.indices.filter { included[$0] }.compactMap { trace.header.channels[$0].rate }.max()
         let gap: Duration = fastest.map { .nanoseconds(Int64((1e9 / $0).rounded())) } ?? .milliseconds(1)
-        if let first = pass.first?.timestamp, let last = pass.last?.timestamp {
+        if let first = pass.first?.timestamp, let last = (arrivals.last ?? pass.last?.timestamp) {
             loopPeriod = first.duration(to: last) + gap
         } else {
             loopPeriod = gap
@@ -90,17 +100,36 @@ public struct TraceReplay: Sendable {
         pacingClock: PacingClock, clock: VirtualClock? = nil,
         _ deliver: (TraceRecord) async throws -> Void
     ) async throws where PacingClock.Duration == Duration {
+        try await run(pacingClock: pacingClock, clock: clock, arriving: { record, _ in try await deliver(record) })
+    }
+
+    /// Delivers every record with its arrival (``arrivals``), waiting on `pacingClock` between records as the
+    /// pacing asks.
+    ///
+    /// The first record is delivered at once; record *n* is delivered when `(aₙ − t₀) / factor` has passed on the
+    /// pacing clock, where *aₙ* is its arrival and *t₀* the first record's timestamp. The virtual clock, when given, is
+    /// advanced to each arrival before the record is delivered. Cancelling the task stops the replay with
+    /// `CancellationError`.
+    public func run<PacingClock: Clock>(
+        pacingClock: PacingClock, clock: VirtualClock? = nil,
+        arriving deliver: (_ record: TraceRecord, _ arrival: Timestamp) async throws -> Void
+    ) async throws where PacingClock.Duration == Duration {
         guard let first = firstTimestamp else { return }
         let startedAt = pacingClock.now
         var delivered = 0
         var loop: Int64 = 0
         while options.loops.map({ loop < $0 }) ?? true {
             let shift = loopPeriod.wholeNanoseconds * loop
-            for var record in pass {
+            for index in pass.indices {
                 try Task.checkCancellation()
-                if shift != 0 { record.reading.timestamp.nanoseconds += shift }
+                var record = pass[index]
+                var arrival = arrivals.isEmpty ? record.timestamp : arrivals[index]
+                if shift != 0 {
+                    record.reading.timestamp.nanoseconds += shift
+                    arrival.nanoseconds += shift
+                }
                 if let factor = options.pacing.factor {
-                    let elapsed = Double(record.timestamp.nanoseconds - first.nanoseconds) / factor
+                    let elapsed = Double(arrival.nanoseconds - first.nanoseconds) / factor
                     try await pacingClock.sleep(until: startedAt.advanced(by: .nanoseconds(Int64(elapsed.rounded()))), tolerance: nil)
                 } else {
                     // Unpaced, nothing here suspends: let the consumers run now and then, or an endless
@@ -108,8 +137,8 @@ public struct TraceReplay: Sendable {
                     delivered &+= 1
                     if delivered % 1024 == 0 { await Task.yield() }
                 }
-                clock?.advance(to: record.timestamp)
-                try await deliver(record)
+                clock?.advance(to: arrival)
+                try await deliver(record, arrival)
             }
             loop += 1
         }

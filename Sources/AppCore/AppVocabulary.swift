@@ -1,0 +1,136 @@
+public import HAL
+
+/// The names an app can produce and take: its events and its commands' actions, so that a scenario that names one it
+/// never emits or takes (a typo) is refused before the run, with the names it could have meant.
+///
+/// An app declares it as ``AppLogic/vocabulary``; an app that declares none has its event and command names taken
+/// on trust. The runner's own events (``runnerEvents``) are always known.
+public struct AppVocabulary: Sendable, Hashable {
+    /// The names of the events the app emits.
+    public var events: Set<String>
+    /// The actions of the commands the app takes.
+    public var commands: Set<String>
+
+    /// A vocabulary.
+    public init(events: Set<String>, commands: Set<String> = []) {
+        self.events = events
+        self.commands = commands
+    }
+
+    /// What ``AppRunner`` logs beside the app's events: the speaker's and the screen's playback, a storage's
+    /// failures, and a refused command.
+    public static let runnerEvents: Set<String> = [
+        "speaker.started", "speaker.paused", "speaker.resumed", "speaker.finished", "speaker.stopped", "speaker.failed",
+        "speaker.skipped", "screen.started", "screen.paused", "screen.resumed", "screen.finished", "screen.stopped",
+        "screen.failed", "storage.failed", "storage.skipped", "command.refused",
+    ]
+}
+
+/// What a run declares, for checking a scenario's names before it runs (``EventExpectation/checkNames(field:against:)``).
+public struct RunDeclarations: Sendable {
+    /// The input channels, each with the attributes its `input:CHANNEL` events can carry (`nil`: not known).
+    public var channels: [(id: String, attributes: [String]?)]
+    /// The app's vocabulary, if it declares one.
+    public var vocabulary: AppVocabulary?
+
+    /// Declarations.
+    public init(channels: [(id: String, attributes: [String]?)], vocabulary: AppVocabulary?) {
+        self.channels = channels
+        self.vocabulary = vocabulary
+    }
+
+    /// Refuses a command action the app does not take; `field` names it, such as `commands[3].action`.
+    public func checkCommand(_ action: String, field: String) throws(AppConfigError) {
+        guard let commands = vocabulary?.commands, !commands.contains(action) else { return }
+        throw AppConfigError(field: field, "the app takes no command '\(action)'" + Self.hint(action, among: commands, kind: "commands"))
+    }
+
+    /// Refuses a matcher whose event, channel, command or attribute the run can never produce.
+    /// `nameField` and `withField` are where the matcher's name and attributes are, such as `expect[2].each.event`.
+    func check(_ matcher: EventMatcher, nameField: String, withField: String) throws(AppConfigError) {
+        let name = matcher.event
+        let wildcard = name.hasSuffix(".*")
+        func known(_ names: some Sequence<String>) -> Bool {
+            wildcard ? names.contains { $0.hasPrefix(name.dropLast()) } : names.contains(name)
+        }
+        if name.hasPrefix("input:") {
+            let channel = String(name.dropFirst(6))
+            let ids = channels.map(\.id)
+            guard known(ids.map { "input:" + $0 }) else {
+                throw AppConfigError(field: nameField, "the run has no input channel '\(channel)'" + Self.hint(channel, among: ids, kind: "channels"))
+            }
+            guard !wildcard, let attributes = channels.first(where: { $0.id == channel })?.attributes else { return }
+            for key in (matcher.with ?? [:]).keys.sorted() where !attributes.contains(key) {
+                throw AppConfigError(
+                    field: "\(withField).\(key)",
+                    "\(name) events never carry '\(key)'" + Self.hint(key, among: attributes, kind: "attributes"))
+            }
+        } else if name.hasPrefix("command:") {
+            guard let commands = vocabulary?.commands else { return }
+            guard known(commands.map { "command:" + $0 }) else {
+                let action = String(name.dropFirst(8))
+                throw AppConfigError(field: nameField, "the app takes no command '\(action)'" + Self.hint(action, among: commands, kind: "commands"))
+            }
+        } else if name.contains(":") {
+            throw AppConfigError(field: nameField, "'\(name)': a name with a colon is input:CHANNEL or command:ACTION")
+        } else if let events = vocabulary?.events {
+            let all = events.union(AppVocabulary.runnerEvents)
+            guard known(all) else {
+                throw AppConfigError(field: nameField, "the app never emits '\(name)'" + Self.hint(name, among: all, kind: "events"))
+            }
+        }
+    }
+
+    /// `; did you mean …?` with the closest names, or the whole list when it is short.
+    static func hint(_ name: String, among names: some Collection<String>, kind: String) -> String {
+        let closest = names.map { (name: $0, distance: editDistance(name.lowercased(), $0.lowercased())) }
+            .filter { $0.distance <= max(2, name.count / 3) }
+            .sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            .prefix(3).map(\.name)
+        if !closest.isEmpty { return "; did you mean \(closest.map { "'\($0)'" }.joined(separator: " or "))?" }
+        if names.isEmpty { return "; it has none" }
+        if names.count <= 12 { return "; the \(kind) are \(names.sorted().joined(separator: ", "))" }
+        return ""
+    }
+
+    /// The Levenshtein distance between two names.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + [Int](repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+extension EventExpectation {
+    /// The expectation's matchers with their fields: `event` or `no` (whose attributes are the expectation's `with`),
+    /// or a matcher's own field, such as `each` or `during.from`.
+    var fieldedMatchers: [(field: String, matcher: EventMatcher)] {
+        var matchers: [(String, EventMatcher)] = []
+        if let event { matchers.append(("event", EventMatcher(event: event, with: with))) }
+        if let no { matchers.append(("no", EventMatcher(event: no, with: with))) }
+        for (field, matcher) in [("each", each), ("then", then), ("never", never), ("without", without),
+                                 ("during.from", during?.from), ("during.to", during?.to)] {
+            if let matcher { matchers.append((field, matcher)) }
+        }
+        return matchers
+    }
+
+    /// Refuses a name the run can never produce: an input channel it lacks, an attribute its events never carry, an
+    /// event or a command its app never emits or takes. `field` names the expectation, such as `expect[2]`.
+    public func checkNames(field: String, against run: RunDeclarations) throws(AppConfigError) {
+        for (path, matcher) in fieldedMatchers {
+            let ownName = path != "event" && path != "no"
+            try run.check(
+                matcher, nameField: ownName ? "\(field).\(path).event" : "\(field).\(path)",
+                withField: ownName ? "\(field).\(path).with" : "\(field).with")
+        }
+    }
+}
