@@ -453,9 +453,9 @@ final class GatedOutput: PCMOutput, @unchecked Sendable {
     func finish() throws(DeviceError) {}
     func abort() {}
 
-    /// Waits (up to 10 s) until `count` blocks were written.
-    func waitForBlocks(_ count: Int) async throws {
-        for _ in 0..<10_000 where blocksWritten < count { try await Task.sleep(for: .milliseconds(1)) }
+    /// Waits until `count` blocks were written; returns whether they were (within `stateTimeout`).
+    func waitForBlocks(_ count: Int) async throws -> Bool {
+        try await waitUntil(every: .milliseconds(1)) { blocksWritten >= count }
     }
 }
 
@@ -477,12 +477,15 @@ struct OutputSpeakerControlTests {
         try await speaker.play(AudioClip(name: "tone", source: .pcm(clip)))
         #expect(try await events.next()?.phase == .started)
         output.allow(2)
-        try await output.waitForBlocks(2)
+        try #require(await output.waitForBlocks(2))
         try await speaker.pause()
         output.allow(1)  // a write already waiting may finish; then the pause holds
         #expect(try await events.next()?.phase == .paused)
+        // The playback thread writes nothing from its `.paused` event on, so this count is final until the resume.
         let heldAt = output.samples.count
         output.allow(100)
+        // Given time and permits to write, a held pause writes nothing. The wait only gives a broken pause the chance
+        // to show: a correct one passes however long it lasts, so no result depends on the machine's speed.
         try await Task.sleep(for: .milliseconds(50))
         #expect(output.samples.count == heldAt, "samples were written while paused")
         try await speaker.setVolume(0.5)
@@ -505,10 +508,11 @@ struct OutputSpeakerControlTests {
         try await speaker.play(AudioClip(name: "first", source: .pcm(clip)))
         try await speaker.play(AudioClip(name: "second", source: .pcm(clip)))
         output.allow(2)
-        try await output.waitForBlocks(2)
+        try #require(await output.waitForBlocks(2))
         try await speaker.stop()
         output.allow(1)
         await speaker.waitUntilIdle()
+        // Idle, the speaker has sent all its events: the short wait is for a third that must never come.
         let delivered = try await collect(events, count: 3, seconds: 0.5)
         #expect(delivered.map(\.phase) == [.started, .stopped])
         #expect(delivered.map(\.item) == [.clip(name: "first"), .clip(name: "first")])
@@ -556,6 +560,23 @@ struct SoundFileBoundTests {
 }
 
 struct ALSAUnderrunTests {
+    /// The ALSA output, counting the blocks it has taken: the test knows from them when the card is playing.
+    final class CountingOutput: PCMOutput, @unchecked Sendable {
+        let alsa: ALSAOutput
+        private let written = Locked(0)
+        init(_ alsa: ALSAOutput) { self.alsa = alsa }
+        var blocksWritten: Int { written.withLock { $0 } }
+        func start(sampleRate: Int, channelCount: Int) throws(DeviceError) { try alsa.start(sampleRate: sampleRate, channelCount: channelCount) }
+        func write(_ samples: ArraySlice<Float>) throws(DeviceError) {
+            try alsa.write(samples)
+            written.withLock { $0 += 1 }
+        }
+        func finish() throws(DeviceError) { try alsa.finish() }
+        func abort() { alsa.abort() }
+    }
+
+    /// Each step waits for a state: the card playing, the speaker holding, the underrun counted. The one wait for a
+    /// time is the pause's length, a lower bound that a loaded machine only makes longer.
     @Test func aPauseLongerThanTheBufferUnderrunsAndIsRecovered() async throws {
         let folder = try makeScratchFolder()
         let plugin = folder + "/libasound_module_pcm_timed.so"
@@ -569,25 +590,31 @@ struct ALSAUnderrunTests {
         try configuration.write(toFile: folder + "/alsa.conf", atomically: true, encoding: .utf8)
         setenv("ALSA_CONFIG_PATH", folder + "/alsa.conf", 1)
 
-        let output = ALSAOutput(device: "timedcard", latency: 0.02)
+        let alsa = ALSAOutput(device: "timedcard", latency: 0.02)
+        let output = CountingOutput(alsa)
         let speaker = OutputSpeaker(
             info: DeviceInfo(uri: "alsa:timedcard", name: "timed", kind: .speaker, backend: "alsa"), output: output, clock: MonotonicClock())
-        let events = speaker.events(buffering: .unbounded)
-        let started = speaker.events(buffering: .unbounded)
+        var events = speaker.events(buffering: .unbounded).makeAsyncIterator()
         // A minute, so the pause comes mid-clip however loaded the machine; the test stops it early.
         try await speaker.play(AudioClip(name: "tone", source: .pcm(tone(frequency: 440, amplitude: 0.5, seconds: 60, sampleRate: 22050))))
-        #expect(try await collect(started, count: 1).map(\.phase) == [.started])
-        try await Task.sleep(for: .milliseconds(100))  // the card is running
+        #expect(try await events.next()?.phase == .started)
+        // The card starts once its buffer is full, and a block (1024 frames, 46 ms) is more than its 20 ms buffer
+        // holds: with two blocks written it is playing. (Paused before it started, it could not run dry.)
+        let playing = try await waitUntil { output.blocksWritten >= 2 }
+        try #require(playing, "the card never took two blocks")
         try await speaker.pause()
-        // The card plays on with nothing new to play: its 20 ms buffer runs dry.
+        // From this event on the playback thread writes nothing.
+        #expect(try await events.next()?.phase == .paused)
+        // The card plays on with nothing new to play: held ten times its buffer's length, it runs dry.
         try await Task.sleep(for: .milliseconds(200))
         try await speaker.resume()
-        for _ in 0..<2000 where output.underruns == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try await events.next()?.phase == .resumed)
+        // The first write after the resume finds the underrun, recovers and counts it.
+        let recovered = try await waitUntil { alsa.underruns >= 1 }
+        #expect(recovered, "no underrun recovered")
         try await speaker.stop()
+        #expect(try await events.next()?.phase == .stopped)
         await speaker.waitUntilIdle()
-        let phases = try await collect(events, count: 4, seconds: 5).map(\.phase)
-        #expect(phases == [.started, .paused, .resumed, .stopped])
-        #expect(output.underruns >= 1)
     }
 }
 

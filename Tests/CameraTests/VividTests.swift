@@ -18,7 +18,8 @@ import TestSupport
         let binary = URL(fileURLWithPath: halExecutable).deletingLastPathComponent().appendingPathComponent("VividChecks").path
         // The list first: the last check disconnects the device.
         let command = "cd '\(packageRoot)' && '\(halExecutable)' camera list && '\(binary)'"
-        let run = try await VividGuest.run(command, scratch: scratch, timeout: 600)
+        // The limit only ends a guest that hangs: a run takes about a minute, several on a loaded machine.
+        let run = try await VividGuest.run(command, scratch: scratch, timeout: 1800)
         return (run.status, run.output.isEmpty ? run.console : run.output)
     }
 

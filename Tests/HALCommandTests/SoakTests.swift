@@ -36,7 +36,9 @@ struct SoakTests {
         let reportPath = scratch + "/soak.json"
         var arguments = [packageRoot + "/scripts/soak", "--minutes", "3", "--hal", halExecutable, "--json", reportPath]
         if Self.sanitizer { arguments += ["--rate", "250", "--rss-limit-mb", "1024"] }
-        let (status, output) = try await runProcess("/usr/bin/env", ["python3"] + arguments, timeout: 400)
+        // Three minutes of recording, then the analysis and a replay of every record: the limit only ends a soak that
+        // hangs, and leaves a loaded machine's replay all the time it needs.
+        let (status, output) = try await runProcess("/usr/bin/env", ["python3"] + arguments, timeout: 900)
         guard let json = FileManager.default.contents(atPath: reportPath) else {
             Issue.record("the soak wrote no report (exit \(status)):\n\(output)")
             return

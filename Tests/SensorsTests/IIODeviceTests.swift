@@ -136,44 +136,72 @@ struct IIODeviceTests {
     }
 
     /// Removes the IMU from the emulated sysfs, as unbinding its driver does.
+    ///
+    /// libiio reaches the device's attributes through the `/sys/bus/iio/devices` link, opening the file at every read,
+    /// so the link goes first, in one `rename`: from that instant every read of the device fails, whichever file a
+    /// reader's thread is at. (Removing the device's folder first took its files one at a time, and a reader could
+    /// still read the ones not yet removed.)
     static func unplugIMU() throws {
         guard let root = Umockdev.testbedRoot else { return }
+        let link = root + "/sys/bus/iio/devices/iio:device0", unplugged = root + "/unplugged-iio:device0"
+        guard rename(link, unplugged) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        try FileManager.default.removeItem(atPath: unplugged)
         try FileManager.default.removeItem(atPath: root + "/sys/devices/platform/soc/i2c-1/1-0068/iio:device0")
-        try FileManager.default.removeItem(atPath: root + "/sys/bus/iio/devices/iio:device0")
     }
 
-    /// Reads until the stream ends, unplugging the device after `after` samples.
-    static func readUntilUnplugged(_ uri: String, after: Int) async throws -> (count: Int, ending: DeviceError?) {
+    /// Reads until the stream ends, unplugging the device once `after` samples came. Returns the samples, the span of
+    /// `CLOCK_MONOTONIC` (the polled samples' clock) during which the unplug happened, and the error that ended the
+    /// stream.
+    static func readUntilUnplugged(
+        _ uri: String, after: Int
+    ) async throws -> (samples: [MotionSample], unplugged: ClosedRange<Timestamp>?, ending: DeviceError?) {
         let sensor = try makeFactory().open(uri, as: (any MotionSensor).self)
-        var count = 0
+        var samples: [MotionSample] = []
+        var unplugged: ClosedRange<Timestamp>?
         do {
-            for try await _ in sensor.readings(buffering: .unbounded) {
-                count += 1
-                if count == after { try unplugIMU() }
+            for try await sample in sensor.readings(buffering: .unbounded) {
+                samples.append(sample)
+                if samples.count == after {
+                    let start = MonotonicClock.now
+                    try unplugIMU()
+                    unplugged = start...MonotonicClock.now
+                }
             }
         } catch let error as DeviceError {
-            return (count, error)
+            return (samples, unplugged, error)
         }
-        return (count, nil)
+        return (samples, unplugged, nil)
     }
 
     @Test func aBufferedDeviceThatDisappearsEndsTheStreamAsDisconnected() async throws {
         let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.imuTestbed(scratch: scratch), scratch: scratch, suite: Self.suite) {
-            let (count, ending) = try await Self.readUntilUnplugged("iio:local/iio:device0#anglvel", after: 3)
+            let (samples, _, ending) = try await Self.readUntilUnplugged("iio:local/iio:device0#anglvel", after: 3)
             // The scans already in the buffer still arrive; then the device is found gone.
-            #expect(count == Self.scans.count)
+            #expect(samples.count == Self.scans.count)
             #expect(ending?.code == .disconnected)
             #expect(ending?.message == "the device went away (its sysfs entry is gone)")
         }
     }
 
+    /// The polled reader's thread reads the three axes' `in_anglvel_*_raw` at the rate and stamps each sample when its
+    /// reads are done, however far behind the consumer is: when the test unplugs the device after its third sample, the
+    /// thread may have read any number more. What the design guarantees, and all this test counts: every sample read
+    /// before the unplug arrives, whole; at most one read was under way across the unplug (its files opened before,
+    /// its stamp taken after); the next read finds the files gone, and the stream ends as disconnected.
     @Test func aPolledDeviceThatDisappearsEndsTheStreamAsDisconnected() async throws {
         let scratch = try Umockdev.testScratchFolder()
         try await Umockdev.run(Self.imuTestbed(scratch: scratch), scratch: scratch, suite: Self.suite) {
-            let (count, ending) = try await Self.readUntilUnplugged("iio:local/iio:device0?mode=polled&rate=100#anglvel", after: 3)
-            #expect(count == 3)
-            #expect(ending?.code == .disconnected)
+            let (samples, unplugged, ending) = try await Self.readUntilUnplugged(
+                "iio:local/iio:device0?mode=polled&rate=100#anglvel", after: 3)
+            let unplug = try #require(unplugged, "the stream ended before its third sample: \(String(describing: ending))")
+            #expect(samples.count >= 3)
+            let stamps = samples.map(\.timestamp)
+            #expect(stamps.filter { $0 > unplug.upperBound }.count <= 1, "read after the unplug: \(stamps), unplugged during \(unplug)")
+            #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 })
+            let expected = Self.mounted(Vector3(x: 100 * 0.001065, y: -200 * 0.001065, z: 300 * 0.001065))
+            #expect(samples.allSatisfy { $0.value == expected && $0.quantity == .angularVelocity })
+            #expect(ending?.code == .disconnected, "\(String(describing: ending))")
         }
     }
 

@@ -270,11 +270,7 @@ struct IIOEnvironmentTests {
         let testbed = try Self.pressureTestbed(scratch: scratch)
         let trace = scratch + "/barometer.jsonl"
         let uri = "iio:local/iio:device0#pressure"
-        let (status, output) = try await runProcess(
-            "/usr/bin/umockdev-run",
-            ["-d", testbed.devices[0], "-s", "\(testbed.scripts[0].node)=\(testbed.scripts[0].file)", "--",
-             halExecutable, "record", "--out", trace, "--duration", "1.5", "--quiet", uri],
-            environment: ["TMPDIR": scratch], timeout: 60)
+        let (status, output) = try await recordUnderUmockdev(testbed, uri: uri, into: trace, records: Self.pressureScans.count, scratch: scratch)
         try #require(status == 0, "\(output)")
         let recorded = try Trace.load(path: trace)
         let channel = try #require(recorded.header.channels.first)

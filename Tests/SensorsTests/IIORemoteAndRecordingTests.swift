@@ -52,11 +52,8 @@ struct IIORemoteAndRecordingTests {
         let scratch = try makeScratchFolder()
         let testbed = try IIODeviceTests.imuTestbed(scratch: scratch)
         let trace = scratch + "/imu.jsonl"
-        let (status, output) = try await runProcess(
-            "/usr/bin/umockdev-run",
-            ["-d", testbed.devices[0], "-s", "\(testbed.scripts[0].node)=\(testbed.scripts[0].file)", "--",
-             halExecutable, "record", "--out", trace, "--duration", "1.5", "--quiet", "iio:local/iio:device0#anglvel"],
-            environment: ["TMPDIR": scratch], timeout: 60)
+        let (status, output) = try await recordUnderUmockdev(
+            testbed, uri: "iio:local/iio:device0#anglvel", into: trace, records: Self.expectedGyro.count, scratch: scratch)
         try #require(status == 0, "\(output)")
         let recorded = try Trace.load(path: trace)
         let channel = try #require(recorded.header.channels.first)

@@ -19,40 +19,48 @@ import Testing
             coordinate: GeoCoordinate(latitude: latitude, longitude: -123.25), altitude: 80, horizontalAccuracy: 3)).joined()
     }
 
+    /// Each step waits for the state the receiver reports, not for a time: the three positions, then the no-fix report
+    /// of the silence (text and noise go on until it comes), then the last position before the tty is closed.
     @Test func aSerialReceiverOnAPtyTalksStopsAndGoesAway() async throws {
         let terminal = try PseudoTerminal()
         let receiver = try NMEAReceiver(uri: DeviceURI("nmea:\(terminal.slavePath)?baud=115200&gap=0.1&silence=2"))
         let stream = receiver.readings(buffering: .unbounded)
+        let received = Locked<[LocationFix]>([])
         let collector = Task {
-            var fixes: [LocationFix] = []
             var failure: (any Error)?
             do {
-                for try await fix in stream { fixes.append(fix) }
+                for try await fix in stream { received.withLock { $0.append(fix) } }
             } catch {
                 failure = error
             }
-            return (fixes, failure)
+            return failure
         }
-        try await Task.sleep(for: .milliseconds(300))  // let the receiver open the tty and set raw mode
+        func positions() -> Int { received.withLock { $0.filter { $0.coordinate != nil }.count } }
+        // Bytes written before the receiver has opened the tty wait in it (raw from the start), so nothing waits for that.
         for second in 0..<3 {
             try terminal.write(Array(epoch(second, latitude: 49.26 + Double(second) * 1e-4).utf8))
-            try await Task.sleep(for: .milliseconds(200))
         }
-        // The receiver stops giving fixes for longer than `silence`, but still sends text and noise:
-        // only sentences the decoder takes count as talking.
+        let talked = try await waitUntil { positions() == 3 }
+        try #require(talked, "\(received.withLock { $0 })")
+        // The receiver stops giving fixes for longer than `silence`, but still sends text and noise: only sentences the
+        // decoder takes count as talking. They go on, twice a second, until the receiver reports the silence.
         let text = NMEAEncoder(talker: "GP").sentence("TXT", ["01", "01", "02", "ANTSTATUS=OK"])
-        for _ in 0..<6 {
+        let silenced = try await waitUntil(every: .milliseconds(500)) {
+            if received.withLock({ $0.last?.mode == FixMode.none }) { return true }
             try terminal.write(Array((text + "\u{01}noise at the wrong baud\r\n").utf8))
-            try await Task.sleep(for: .milliseconds(500))
+            return false
         }
-        // 3 s of text and noise: past the 2 s of silence.
+        try #require(silenced, "no report of the silence: \(received.withLock { $0 })")
         try terminal.write(Array(epoch(5, latitude: 49.27).utf8))
-        try await Task.sleep(for: .milliseconds(400))
+        // Unplugged once the last epoch has come: a pty closed with bytes unread loses them.
+        let heard = try await waitUntil { positions() == 4 }
+        try #require(heard, "\(received.withLock { $0 })")
         terminal.close()  // unplugged
-        let (fixes, failure) = await collector.value
-        // The four epochs, in order. On a starved machine this test's own 200 ms sleeps can stretch past the
-        // receiver's 2 s of silence, which then rightly reports a lost fix between epochs too: so the test counts
-        // the positions and the silence before the last epoch, not every lost fix.
+        let failure = await collector.value
+        let fixes = received.withLock { $0 }
+        // The four epochs, in order. On a starved machine the test's own writes can be more than the receiver's 2 s of
+        // silence apart, which then rightly reports a lost fix between epochs too: so the test counts the positions and
+        // the silence before the last epoch, not every lost fix.
         #expect(fixes.compactMap { $0.coordinate?.latitude } == [49.26, 49.2601, 49.2602, 49.27], "\(fixes)")
         guard fixes.count >= 5, let last = fixes.last else { Issue.record("\(fixes)"); return }
         #expect(last.coordinate?.latitude == 49.27)
@@ -106,12 +114,14 @@ import Testing
             do { for try await fix in stream { fixes.append(fix) } } catch {}
             return fixes
         }
-        while server.clientCount == 0 {
+        let connected = try await waitUntil(every: .milliseconds(10)) {
             server.acceptWaiting()
-            try await Task.sleep(for: .milliseconds(10))
+            return server.clientCount > 0
         }
+        try #require(connected, "the receiver did not connect")
         try await LocationTrack(channel: "gps", fixes: sent).serveNMEA(pacing: .rate(50), clock: ContinuousClock()) { server.broadcast($0) }
-        try await Task.sleep(for: .milliseconds(800))
+        // Closed at once: TCP delivers every byte sent before the close, and the receiver ends the last epoch at the
+        // end of its input, so no time is needed for it to read them.
         server.close()
         let received = await collector.value.filter { $0.utcNanoseconds != nil }
         #expect(received.count == sent.count)

@@ -95,8 +95,10 @@ import Testing
             reconnect: .every(0.01),
             onInterruption: { interruption in heard.withLock { $0.append(interruption.back == nil ? "lost" : "back") } })
         let task = Task { try await recorder.run() }
-        while attempts.withLock({ $0 }) < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        // Cancelled once the recorder has tried twice after the third loss: every reconnection the test counts is done.
+        let triedAgain = try await waitUntil { attempts.withLock { $0 } >= 5 }
         task.cancel()
+        try #require(triedAgain)
         let summary = try await task.value
         #expect(summary.counts == [15])
         #expect(summary.failures.isEmpty)
@@ -125,8 +127,9 @@ import Testing
         let endless = try ReplayedChannel<MotionSample>(trace: shipped, channel: "gyro", options: ReplayOptions(pacing: .rate(50), loops: nil))
         let recorder = try TraceRecorder(path: folder + "/stopped.jsonl", sources: [RecordingSource(id: "gyro", device: endless)])
         let task = Task { try await recorder.run() }
-        while recorder.counts[0] < 10 { try await Task.sleep(for: .milliseconds(5)) }
+        let recording = try await waitUntil { recorder.counts[0] >= 10 }
         task.cancel()
+        try #require(recording)
         let summary = try await task.value
         #expect(summary.stopped)
         let trace = try Trace.load(path: folder + "/stopped.jsonl")

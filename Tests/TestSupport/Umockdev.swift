@@ -62,9 +62,10 @@ public enum Umockdev {
         let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let pattern = NSRegularExpression.escapedPattern(for: "\(suite)/\(test)")
         arguments += ["--", binary, "--testing-library", "swift-testing", "--filter", pattern]
+        // The limit only ends a child that hangs: it is longer than any wait for a state inside it (`stateTimeout`).
         let (status, output) = try await runProcess(
             "/usr/bin/umockdev-run", arguments,
-            environment: ["TMPDIR": scratch, "HAL_TESTBED_SCRATCH": scratch], timeout: 120)
+            environment: ["TMPDIR": scratch, "HAL_TESTBED_SCRATCH": scratch], timeout: 300)
         if status != 0 || !output.contains("1 test") {
             Issue.record("the umockdev child for \(suite)/\(test) failed (exit \(status)):\n\(output)", sourceLocation: sourceLocation)
         }

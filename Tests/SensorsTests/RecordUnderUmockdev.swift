@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs `hal record` of `uri` into the JSON Lines trace `trace`, under umockdev with the testbed's first device and
+/// script, until the trace holds `records` records; then stops it with Ctrl-C (SIGINT), as a user would. Returns hal's
+/// exit status and output.
+///
+/// An emulated buffer gives its scans at once and the device never ends, so the recording ends on a state (every scan
+/// written), not after a `--duration` that a loaded machine may need more of before the first scan is read.
+func recordUnderUmockdev(
+    _ testbed: Umockdev.Testbed, uri: String, into trace: String, records: Int, scratch: String
+) async throws -> (status: Int32, output: String) {
+    let pidFile = scratch + "/hal-record.pid", log = scratch + "/hal-record.log"
+    try #require(FileManager.default.createFile(atPath: log, contents: nil))
+    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    defer { try? output.close() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-run")
+    // The shell writes its pid, which `exec` makes hal's: the signal goes to hal itself, not to umockdev-run.
+    process.arguments = ["-d", testbed.devices[0], "-s", "\(testbed.scripts[0].node)=\(testbed.scripts[0].file)", "--",
+                         "/bin/sh", "-c", "echo $$ > '\(pidFile)' && exec \"$@\"", "sh",
+                         halExecutable, "record", "--out", trace, "--quiet", uri]
+    process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch]) { $1 }
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let written = try await waitUntil { wholeRecords(inTrace: trace) >= records || !process.isRunning }
+    let pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    if written, process.isRunning, let pid {
+        // `hal record` starts recording, then ignores SIGINT's default action and listens for it: a Ctrl-C before that
+        // would kill it, and one between the two is lost. So the first waits for the first step, and Ctrl-C is sent
+        // again until hal has ended.
+        _ = try await waitUntil { ignoresInterrupt(pid) || !process.isRunning }
+        _ = try await waitUntil(every: .milliseconds(200)) {
+            if process.isRunning { kill(pid, SIGINT) }
+            return !process.isRunning
+        }
+    }
+    if process.isRunning {
+        // Not all written, or no end on Ctrl-C: the test fails, and the recording is killed so that it ends.
+        if let pid { kill(pid, SIGKILL) }
+        kill(process.processIdentifier, SIGKILL)
+    }
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            process.waitUntilExit()
+            continuation.resume()
+        }
+    }
+    let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    #expect(written, "the trace has \(wholeRecords(inTrace: trace)) of \(records) records:\n\(text)")
+    return (process.terminationStatus, text)
+}
+
+/// Whether process `pid` ignores SIGINT (its `SigIgn` mask in `/proc`).
+func ignoresInterrupt(_ pid: Int32) -> Bool {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
+          let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    else { return false }
+    return mask & (1 << UInt64(SIGINT - 1)) != 0
+}
