@@ -1,5 +1,3 @@
-public import HAL
-
 /// The names an app can produce and take: its events and its commands' actions, so that a scenario that names one it
 /// never emits or takes (a typo) is refused before the run, with the names it could have meant.
 ///
