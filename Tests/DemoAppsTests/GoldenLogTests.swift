@@ -43,12 +43,7 @@ import TestSupport
 
     @Test func aBrokenExpectationFailsWithAReadableReport() async throws {
         let folder = try makeScratchFolder()
-        let original = try String(contentsOfFile: packageRoot + "/traces/ubc/explorer.run.json", encoding: .utf8)
-        let broken = original
-            .replacingOccurrences(of: "\"explorer.json\"", with: "\"\(packageRoot)/traces/ubc/explorer.json\"")
-            .replacingOccurrences(of: "\"main-mall-tour.walk.json\"", with: "\"\(packageRoot)/traces/ubc/main-mall-tour.walk.json\"")
-            .replacingOccurrences(of: "\"between\": [200, 260]", with: "\"between\": [120, 180]")
-        try broken.write(toFile: folder + "/broken.run.json", atomically: true, encoding: .utf8)
+        _ = try editedCampusScenario(in: folder, as: "broken.run.json", replacing: "\"between\": [200, 260]", with: "\"between\": [120, 180]")
         let run = try await runProcess(halExecutable, ["run", "explorer", folder + "/broken.run.json", "--check"], timeout: 60)
         #expect(run.status == 1)
         #expect(run.output.contains(

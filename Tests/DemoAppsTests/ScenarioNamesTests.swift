@@ -121,13 +121,10 @@ let heartRateKind = KindDescription(
 
     @Test func aScenarioFilesTypoIsRefusedBeforeTheRunWithItsLineAndColumn() async throws {
         let folder = try makeScratchFolder()
-        let original = try String(contentsOfFile: packageRoot + "/traces/ubc/explorer.run.json", encoding: .utf8)
-        let typo = original
-            .replacingOccurrences(of: "\"explorer.json\"", with: "\"\(packageRoot)/traces/ubc/explorer.json\"")
-            .replacingOccurrences(of: "\"main-mall-tour.walk.json\"", with: "\"\(packageRoot)/traces/ubc/main-mall-tour.walk.json\"")
-            .replacingOccurrences(of: "\"without\": {\"event\": \"input:heading\"}", with: "\"without\": {\"event\": \"input:haeding\"}")
-        try typo.write(toFile: folder + "/typo.run.json", atomically: true, encoding: .utf8)
-        let scenario = try Scenario(path: folder + "/typo.run.json")
+        let (path, typo) = try editedCampusScenario(
+            in: folder, as: "typo.run.json",
+            replacing: "\"without\": {\"event\": \"input:heading\"}", with: "\"without\": {\"event\": \"input:haeding\"}")
+        let scenario = try Scenario(path: path)
         do {
             _ = try await scenario.run(catalog: AppCatalog(ShippedApps.all))
             Issue.record("the typo was not refused")

@@ -1,6 +1,20 @@
+import Foundation
 import AppCore
 import DemoApps
 import HAL
+import TestSupport
+
+/// The shipped campus-walk scenario with one edit (`from` replaced by `to`), written into `folder` as `name`, its
+/// config and walk named by absolute paths; returns the file's path and text.
+func editedCampusScenario(in folder: String, as name: String, replacing from: String, with to: String) throws -> (path: String, text: String) {
+    let original = try String(contentsOfFile: packageRoot + "/traces/ubc/explorer.run.json", encoding: .utf8)
+    let text = original
+        .replacingOccurrences(of: "\"explorer.json\"", with: "\"\(packageRoot)/traces/ubc/explorer.json\"")
+        .replacingOccurrences(of: "\"main-mall-tour.walk.json\"", with: "\"\(packageRoot)/traces/ubc/main-mall-tour.walk.json\"")
+        .replacingOccurrences(of: from, with: to)
+    try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+    return (folder + "/" + name, text)
+}
 
 /// Seconds as a timestamp.
 func at(_ seconds: Double) -> Timestamp { Timestamp(nanoseconds: Int64((seconds * 1e9).rounded())) }
