@@ -104,9 +104,9 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// Fires the timers due up to the input's delivery, then delivers the input.
     ///
     /// The app is handed the input stamped with its delivery time, so the events it emits while handling it are at
-    /// that time, never at another channel's: `deliveredAt` (an input that a fault made late arrives after its timestamp), or the input's own
-    /// timestamp when `nil`. An input whose delivery is older than ``now`` (a reordered or jittered reading) is
-    /// delivered at ``now``, so the app never sees time go back and its events stay in time order.
+    /// that time, never at another channel's. The delivery is `deliveredAt` (an input that a fault made late arrives
+    /// after its timestamp), or the input's own timestamp when `nil`; one older than ``now`` (a reordered or jittered
+    /// reading) is delivered at ``now``, so the app never sees time go back and its events stay in time order.
     public mutating func feed(_ input: AppInput, deliveredAt arrival: Timestamp? = nil) async -> [AppEvent] {
         var input = input
         let time = max(arrival ?? input.timestamp, lastTime ?? arrival ?? input.timestamp)
