@@ -86,9 +86,13 @@ public struct Scenario: Sendable {
             let session = AppSession(
                 logic, inputs: inputs, commands: file.commands ?? [], end: file.end, faults: plan, speaker: speaker, storage: storage,
                 pacing: pacing, pacingClock: pacingClock, expectations: file.expect ?? [], records: records)
-            // A name the run can never produce is the scenario's mistake: name its line and column.
-            do { try session.checkNames() } catch { throw ScriptError(file: path, error.description) }
-            return try await session.run(onEvents: onEvents)
+            // The session checks the names before it runs; one the run can never produce is the scenario's mistake:
+            // name its line and column.
+            do {
+                return try await session.run(onEvents: onEvents)
+            } catch let error as AppConfigError {
+                throw ScriptError(file: path, error.description)
+            }
         }
         return try await run(logic)
     }
