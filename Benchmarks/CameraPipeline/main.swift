@@ -8,7 +8,8 @@
 //    (full every tenth frame, the faces' last sizes between), and how often their boxes agree within 5 px.
 // Usage: CameraPipeline expressions FRAMES_DIR MODELS_DIR [REPEATS] | CameraPipeline conversion [REPEATS]
 //        | CameraPipeline stream MODELS_DIR [REPEATS]
-import Camera
+import FrameSources
+import Expressions
 import FaceScenes
 import Foundation
 import HAL

@@ -9,7 +9,7 @@
 import Foundation
 import HAL
 import InputEvents
-import Sensors
+import IIO
 import UmockdevFixtures
 
 let arguments = CommandLine.arguments

@@ -1,3 +1,4 @@
+import LibC
 // Nanoseconds per attitude-fusion update, on the fusion reference sequence.
 // `Benchmarks/fusion` builds this in release mode and runs it beside x-io Fusion
 // (imufusion from Python, and its C core) on the same CSV file.
@@ -16,10 +17,6 @@ import Interchange
 import Replay
 import Synthesis
 import TraceFormat
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 func fail(_ message: String) -> Never {
     print("FusionUpdate: \(message)")

@@ -1,3 +1,4 @@
+import LibC
 // Replay throughput: how many gyroscope samples a second go from a trace file (JSON Lines or MCAP), through the
 // reader, into a consumer, and how fast JSON Lines converts to MCAP. `Benchmarks/run` and `Benchmarks/mcap` build
 // this in release mode and run it beside Python's json module and PyPI mcap on the same files.
@@ -14,10 +15,7 @@ import MCAP
 import Replay
 import Synthesis
 import TraceFormat
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import TraceMCAP
 
 /// The process's environment, without Foundation.
 enum ProcessInfoLite {

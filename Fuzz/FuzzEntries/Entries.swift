@@ -11,6 +11,7 @@ import Interchange
 import Replay
 import Synthesis
 import TraceFormat
+import TraceMCAP
 
 private func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
     guard let data, size > 0 else { return [] }

@@ -1,3 +1,4 @@
+import HALTestDoubles
 import Audio
 import CSndfile
 import Foundation

@@ -1,4 +1,5 @@
-import Camera
+import FrameSources
+import Expressions
 import Foundation
 import HAL
 import Interchange

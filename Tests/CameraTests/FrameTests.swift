@@ -1,4 +1,6 @@
-import Camera
+import V4L2
+import FrameSources
+import Expressions
 import Foundation
 import HAL
 import Interchange

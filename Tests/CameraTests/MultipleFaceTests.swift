@@ -1,4 +1,5 @@
-import Camera
+import FrameSources
+import Expressions
 import FaceScenes
 import Foundation
 import HAL

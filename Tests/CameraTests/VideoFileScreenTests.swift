@@ -1,8 +1,9 @@
-import Camera
+import FrameSources
 import Foundation
 import HAL
 import Testing
 import TestSupport
+import HALTestDoubles
 
 /// The video screen: frames of a `video:` file at its rate on the time it is driven to, with pause, seek and close.
 @Suite struct VideoFileScreenTests {

@@ -1,3 +1,4 @@
+import HALCommandLine
 import AppCore
 import DemoApps
 import Session
@@ -13,7 +14,7 @@ import TestSupport
 /// Runs an app over a trace through the session library, as `hal run` does: records in replay order, then the plan's
 /// faults, with the session's one merge.
 func faultedEvents<Logic: AppLogic>(_ logic: Logic, _ trace: Trace, _ plan: FaultPlan?) async throws -> [AppEvent] {
-    try await AppSession(logic, inputs: trace, faults: plan).run().events
+    try await AppSession(logic, inputs: trace, faults: plan, outputs: .devices).run().events
 }
 
 /// The channel id of the first channel of a kind.

@@ -1,3 +1,4 @@
+import HALCommandLine
 import AppCore
 import DemoApps
 import HAL
@@ -58,12 +59,12 @@ import TraceFormat
     @Test func aLateTouchscreenMakesTheViewerMissItsHalfSecond() async throws {
         let scenario = try Scenario(path: packageRoot + "/traces/viewer/school.run.json")
         let catalog = AppCatalog(ShippedApps.all)
-        #expect(try await scenario.run(catalog: catalog).passed)
+        #expect(try await scenario.run(catalog: catalog, outputs: .devices).passed)
         // Every touch reaches the app 0.8 s late, and the sounds it starts are stamped with that delivery: 800 ms after
         // the taps. (Before delivery times, a late touch was handled at the time of the motion sample before it, and
         // the check measured 790 ms.)
         let late = FaultPlan(seed: 1, faults: [Fault(.latency, channel: "touch", magnitude: 0.8)])
-        let result = try await scenario.run(catalog: catalog, faults: late)
+        let result = try await scenario.run(catalog: catalog, outputs: .devices, faults: late)
         let failed = result.expectations.filter { !$0.passed }.map(\.line)
         #expect(failed.contains("FAIL no sound.played without input:touch{phase=release} before it within 0.5 s: sound.played at 5.4 s came 800 ms after its input:touch{phase=release}"), "\(failed)")
     }

@@ -1,3 +1,4 @@
+import HALCommandLine
 import AppCore
 import DemoApps
 import Foundation
@@ -126,7 +127,7 @@ let heartRateKind = KindDescription(
             replacing: "\"without\": {\"event\": \"input:heading\"}", with: "\"without\": {\"event\": \"input:haeding\"}")
         let scenario = try Scenario(path: path)
         do {
-            _ = try await scenario.run(catalog: AppCatalog(ShippedApps.all))
+            _ = try await scenario.run(catalog: AppCatalog(ShippedApps.all), outputs: .devices)
             Issue.record("the typo was not refused")
         } catch let error as ScriptError {
             let line = typo.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("input:haeding") }! + 1

@@ -1,3 +1,5 @@
+import HALCommandLine
+import HALTestDoubles
 import AppCore
 import DemoApps
 import Foundation
@@ -19,11 +21,11 @@ import TraceFormat
         let base = try #require(scenarioPath).dropLast(".run.json".count)
         let golden = try String(contentsOfFile: packageRoot + "/" + base + ".events.log", encoding: .utf8)
         let scenario = try Scenario(path: packageRoot + "/" + base + ".run.json")
-        let fast = try await scenario.run(catalog: Self.catalog)
+        let fast = try await scenario.run(catalog: Self.catalog, outputs: .devices)
         #expect(fast.logLines.map { $0 + "\n" }.joined() == golden)
         #expect(fast.passed, "\(fast.expectations.filter { !$0.passed }.map(\.line))")
         // Paced on a clock that only moves when slept on: ×0.5 of the whole walk, done at once.
-        let paced = try await scenario.run(catalog: Self.catalog, pacing: .rate(0.5), pacingClock: VirtualClock(advancesOnSleep: true))
+        let paced = try await scenario.run(catalog: Self.catalog, outputs: .devices, pacing: .rate(0.5), pacingClock: VirtualClock(advancesOnSleep: true))
         #expect(paced.events == fast.events)
     }
 
@@ -81,7 +83,7 @@ import TraceFormat
         var config = FieldGuideConfig(maxFixAge: 3)
         config.cropBeforeSaving = true
         for run in 0..<2 {
-            let result = try await AppSession(try FieldGuide(config: config), inputs: trace, storage: storage).run()
+            let result = try await AppSession(try FieldGuide(config: config), inputs: trace, outputs: .devices, storage: storage).run()
             #expect(!result.events.contains { $0.name == "storage.failed" }, "\(result.logLines.filter { $0.contains("storage") })")
             #expect(result.events.first?.attributes["entries"] == .int(Int64(2 * run)))
             #expect(result.events.filter { $0.name == "capture.saved" }.map { $0.attributes["entry"] } == [.int(Int64(2 * run + 1)), .int(Int64(2 * run + 2))])

@@ -1,3 +1,4 @@
+import HALTestDoubles
 import AppCore
 import DemoApps
 import Audio

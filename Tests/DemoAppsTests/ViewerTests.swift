@@ -1,3 +1,5 @@
+import HALTestDoubles
+import LibC
 import AppCore
 import DemoApps
 import Audio
@@ -8,9 +10,7 @@ import Synthesis
 import TraceFormat
 import Testing
 import TestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
+import Motion
 
 @Suite struct ViewerTests {
     /// One panorama ahead with a sound at yaw 0 and a door at yaw 180 to a second panorama holding a video.

@@ -1,6 +1,7 @@
+import HALCommandLine
 import AppCore
 import Audio
-import Camera
+import FrameSources
 import DemoApps
 import Foundation
 import HAL
@@ -38,7 +39,7 @@ import TestSupport
     static func run(
         _ viewer: ExperienceViewer, _ inputs: [AppInput], until end: Double, screen: VideoFileScreen = VideoFileScreen()
     ) async -> [AppEvent] {
-        let speaker = AppSession<ExperienceViewer>.simulatedSpeaker(latency: .none)
+        let speaker = SimulatedOutputs.devices.speaker(.none)
         var runner = AppRunner(logic: viewer, speaker: speaker, screen: screen)
         var log = await runner.start(at: .zero)
         for input in inputs { log += await runner.feed(input) }
@@ -165,7 +166,7 @@ import TestSupport
             }
         }
         let folder = try Self.clips()
-        let speaker = AppSession<ExperienceViewer>.simulatedSpeaker(latency: .none)
+        let speaker = SimulatedOutputs.devices.speaker(.none)
         var runner = AppRunner(logic: Projector(folder: folder), speaker: speaker, screen: VideoFileScreen())
         var log = await runner.start(at: .zero)
         log += await runner.feed(.command(AppCommand(timestamp: at(1), action: "open", arguments: ["name": "first"])))

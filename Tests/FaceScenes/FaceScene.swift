@@ -1,4 +1,4 @@
-public import Camera
+public import FrameSources
 
 /// Pictures made from the shipped test face (the astronaut of `models/astronaut.png`, whose face fer finds at
 /// 177, 66, 95×95): copies of the picture, scaled bilinearly and placed on a gray canvas. The multiple-face tests

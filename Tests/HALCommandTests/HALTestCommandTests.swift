@@ -1,9 +1,7 @@
+import LibC
 import Foundation
 import Testing
 import TestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `hal test` end to end: its reports read by a real JUnit consumer (PyPI junitparser), shards, failures, Ctrl-C.
 @Suite(.serialized) struct HALTestCommandTests {

@@ -1,15 +1,13 @@
+import TraceMCAP
+import LibC
 import Foundation
 import HAL
 import Interchange
 import Replay
 import Synthesis
 import TraceFormat
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 import TestSupport
-
 
 private struct Run {
     var status: Int32
@@ -35,6 +33,9 @@ private func hal(_ arguments: String...) throws -> Run {
 }
 
 @Suite(.serialized) struct HALToolTests {
+    /// MCAP traces are read through the registered container, as `hal` registers it.
+    init() { TraceContainers.register(MCAPTraceContainer()) }
+
     @Test func replayWithoutArgumentsPlaysTheShippedTrace() throws {
         let run = try hal("replay")
         #expect(run.status == 0, "\(run.errors)")
@@ -360,7 +361,6 @@ private func hal(_ arguments: String...) throws -> Run {
         #expect(run.status == 0, "\(run.output)\(run.errors)")
         #expect(run.output.contains("1 passed"), "\(run.output)")
     }
-
 
     /// `hal convert --sound` renders what a speaker channel played beside it as Foxglove's RawAudio, which PyPI
     /// `mcap-protobuf-support` decodes; the trace read back is unchanged.

@@ -1,3 +1,4 @@
+import HALTestDoubles
 import Foundation
 import HAL
 import Motion

@@ -1,3 +1,4 @@
+import HALCommandLine
 import AppCore
 import DemoApps
 import Foundation
@@ -92,7 +93,7 @@ import TestSupport
         #expect(scenarios.map { String($0.dropFirst(folder.count + 1)) } == [
             "bad-field.run.json", "good.run.json", "missing-trace.run.json", "nested/drifted.run.json", "skipped.run.json", "unknown-app.run.json",
         ])
-        let report = await ScenarioSuite(scenarios: scenarios, catalog: AppCatalog(ShippedApps.all), options: .init(jobs: 2)).run()
+        let report = await ScenarioSuite(scenarios: scenarios, catalog: AppCatalog(ShippedApps.all), options: .init(jobs: 2, outputs: .devices)).run()
         #expect(report.results.map(\.path) == scenarios)
         #expect(report.summary == "1 passed, 4 failed, 1 skipped")
         func result(_ name: String) -> ScenarioResult { report.results.first { $0.path.hasSuffix("/" + name) }! }
@@ -110,7 +111,7 @@ import TestSupport
     @Test func updateGoldenRewritesWhatDiffersAndDeterminismHolds() async throws {
         let folder = try Self.suite()
         let scenarios = [folder + "/good.run.json", folder + "/nested/drifted.run.json"]
-        let options = ScenarioSuite.Options(jobs: 1, updateGolden: true, verifyDeterminism: true)
+        let options = ScenarioSuite.Options(jobs: 1, updateGolden: true, verifyDeterminism: true, outputs: .devices)
         let report = await ScenarioSuite(scenarios: scenarios, catalog: AppCatalog(ShippedApps.all), options: options).run()
         #expect(report.results.map(\.golden) == [nil, .updated])
         #expect(report.passed == 2)

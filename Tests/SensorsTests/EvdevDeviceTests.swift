@@ -1,10 +1,13 @@
 import Foundation
 import HAL
 import InputEvents
-import Sensors
+import IIO
+import Evdev
 import TestSupport
 import UmockdevFixtures
 import Testing
+import Interchange
+import TraceFormat
 
 /// The evdev backend through the real libevdev, against devices umockdev emulates from evemu
 /// recordings in Fixtures/: each test re-runs itself under umockdev-run (TestSupport.Umockdev).

@@ -1,7 +1,8 @@
+import LibC
 import Foundation
 import HAL
 import NMEA
-import Sensors
+import GPS
 import Interchange
 import Replay
 import Synthesis
@@ -9,9 +10,6 @@ import SystemSupport
 import TraceFormat
 import TestSupport
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A real gpsd (Debian's `gpsd`, installed by scripts/install-deps), started by the test on a
 /// pty it feeds, read back through the `gpsd://` backend over loopback.

@@ -1,6 +1,6 @@
 import Foundation
 import HAL
-import Sensors
+import IIO
 import Interchange
 import Replay
 import Synthesis

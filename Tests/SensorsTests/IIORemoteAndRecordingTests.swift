@@ -1,6 +1,5 @@
 import Foundation
 import HAL
-import Sensors
 import Interchange
 import Replay
 import Synthesis

@@ -1,9 +1,7 @@
+import LibC
 import Foundation
 import Testing
 import TestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A real iiod serving an umockdev testbed on a loopback port, for the remote (`iio:ip:`) tests.
 final class IiodServer {

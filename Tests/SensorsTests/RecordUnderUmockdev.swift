@@ -1,9 +1,7 @@
+import LibC
 import Foundation
 import Testing
 import TestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Runs `hal record` of `uri` into the JSON Lines trace `trace`, under umockdev with the testbed's first device and
 /// script, until the trace holds `records` records; then stops it with Ctrl-C (SIGINT), as a user would. Returns hal's

@@ -5,6 +5,7 @@ import Replay
 import Synthesis
 import TraceFormat
 import Testing
+import TraceMCAP
 
 /// Inputs `scripts/fuzz` found that crashed a parser, kept as regression tests.
 @Suite struct FuzzRegressionTests {

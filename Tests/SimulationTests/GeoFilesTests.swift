@@ -5,6 +5,7 @@ import Replay
 import Synthesis
 import TraceFormat
 import Testing
+import NMEA
 
 @Suite struct GeoFilesTests {
     static let gpx = """

@@ -4,12 +4,16 @@ import MCAP
 import TraceFormat
 import TestSupport
 import Testing
+import TraceMCAP
 
 /// HAL traces in MCAP: every kind written in Foxglove's schemas or ours and read back to the bit, JSON Lines → MCAP
 /// → JSON Lines giving the same bytes, the files read by PyPI `mcap` with `mcap-protobuf-support`
 /// (Fixtures/mcap_trace_peer.py), seeking through the chunk index, and bad files refused with the records before
 /// the damage kept.
 @Suite struct MCAPTraceTests {
+    /// MCAP traces are read through the registered container, as `hal` registers it.
+    init() { TraceContainers.register(MCAPTraceContainer()) }
+
     static let peer = mcapTracePeer
     static let png = packageRoot + "/traces/fieldguide/frames/cam-00.png"
 

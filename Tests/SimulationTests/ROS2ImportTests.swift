@@ -1,3 +1,4 @@
+import TraceMCAP
 import Foundation
 import HAL
 import TraceFormat
@@ -8,6 +9,9 @@ import Testing
 /// `mcap-ros2-support`), read as traces: every command that loads a trace reads them, and `hal convert` turns them
 /// into JSON Lines.
 @Suite struct ROS2ImportTests {
+    /// MCAP traces are read through the registered container, as `hal` registers it.
+    init() { TraceContainers.register(MCAPTraceContainer()) }
+
     static let script = packageRoot + "/Tests/SimulationTests/Fixtures/ros2_bag.py"
     static let png = packageRoot + "/traces/fieldguide/frames/cam-00.png"
     static let start: Int64 = 1_700_000_000_000_000_000

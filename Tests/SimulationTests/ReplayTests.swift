@@ -1,3 +1,4 @@
+import HALTestDoubles
 import HAL
 import Interchange
 import Replay

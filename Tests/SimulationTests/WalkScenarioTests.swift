@@ -6,6 +6,7 @@ import Synthesis
 import TraceFormat
 import TestSupport
 import Testing
+import NMEA
 
 @Suite struct WalkScenarioTests {
     static let path = packageRoot + "/traces/ubc/main-mall-tour.walk.json"

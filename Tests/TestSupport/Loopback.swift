@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
+import LibC
 /// A TCP connection to 127.0.0.1:`port`, or `nil` when nothing listens there.
 public func connectToLoopback(port: UInt16) -> Int32? {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

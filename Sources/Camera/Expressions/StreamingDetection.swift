@@ -1,4 +1,5 @@
 public import HAL
+public import FrameSources
 
 /// Face detection for the frames of one stream: a full detection now and then, and between them a detection
 /// limited to each face's last size and to the rows above its last box's bottom, which costs a part of a full one.

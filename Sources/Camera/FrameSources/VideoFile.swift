@@ -1,4 +1,5 @@
-import HAL
+public import HAL
+public import HALTestDoubles
 import COpenCV
 
 /// A video file decoded by OpenCV, a frame at a time, as BGR: what the `video:` frame source and the
@@ -67,5 +68,32 @@ final class VideoFile {
             nextIndex = 0
         }
         while nextIndex < index, skip() {}
+    }
+}
+
+extension VideoFile: ScreenVideo {
+    /// The frame count the file states, or else the frames counted by reading it.
+    var frameCount: Int { statedFrameCount > 0 ? statedFrameCount : countFrames() }
+}
+
+/// Video files decoded by OpenCV, as BGR: the ``HALTestDoubles/ScreenVideoSource`` of a `VideoFileScreen`.
+public struct VideoFiles: ScreenVideoSource {
+    /// Creates the source.
+    public init() {}
+
+    /// Opens the clip's file.
+    public func open(_ clip: VideoClip) throws -> any ScreenVideo {
+        try VideoFile(path: clip.path, uri: "video:\(clip.path)")
+    }
+}
+
+/// A ``HALTestDoubles/SimulatedScreen`` that shows video files, decoding each frame as the `video:` frame source does
+/// (OpenCV, BGR), at the file's frame rate.
+public typealias VideoFileScreen = SimulatedScreen
+
+extension SimulatedScreen {
+    /// A screen showing video files (``VideoFiles``), each first frame `startDelay` after its request at the earliest.
+    public convenience init(startDelay: Duration = .zero) {
+        self.init(videos: VideoFiles(), startDelay: startDelay)
     }
 }

@@ -1,5 +1,6 @@
 import SystemSupport
 public import HAL
+public import FrameSources
 
 /// What a V4L2 capture asks for: `v4l2:/dev/video0?format=YUYV&width=640&height=480&fps=30&buffers=4&convert=gray`.
 public struct V4L2CaptureOptions: Sendable, Hashable {

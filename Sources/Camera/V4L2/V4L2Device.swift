@@ -1,9 +1,7 @@
+import LibC
 import SystemSupport
 public import HAL
 import CV4L2
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What a V4L2 device says it is.
 public struct V4L2Capabilities: Sendable, Hashable {

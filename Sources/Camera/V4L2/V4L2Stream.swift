@@ -1,9 +1,7 @@
+import LibC
 import SystemSupport
 public import HAL
 import CV4L2
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A frame lent from a driver buffer: valid only inside the closure it is given to, then the buffer
 /// goes back to the driver. Converting or copying it is the consumer's choice; nothing was copied yet.

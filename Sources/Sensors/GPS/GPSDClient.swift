@@ -1,9 +1,7 @@
+import LibC
 import SystemSupport
 import Foundation
 public import HAL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Location from gpsd over its JSON protocol: `gpsd://127.0.0.1:2947`.
 ///

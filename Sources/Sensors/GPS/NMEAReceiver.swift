@@ -1,10 +1,8 @@
+import LibC
 import SystemSupport
 import Foundation
 public import HAL
 import NMEA
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A GPS receiver that speaks NMEA 0183: `nmea:/dev/ttyACM0?baud=9600` (a serial tty, in raw
 /// mode at the chosen baud), `nmea:/path/to/log.nmea` (a file), or `nmea:tcp://host:port`.

@@ -1,8 +1,6 @@
+import LibC
 import CIIO
 public import HAL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Opens `iio:` sensors and lists the local ones: every channel type in the backend's table
 /// (`IIOKind`), as an ``IIOMotionSensor`` (three axes) or an ``IIOScalarSensor`` (one channel).

@@ -1,9 +1,8 @@
+import LibC
 import SystemSupport
 import CIIO
 import HAL
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// What it takes to turn one IIO device's channels of a type (x, y and z, or a single one) into HAL
 /// values: channel ids, per-channel scale and offset with the unit change, whether a channel is

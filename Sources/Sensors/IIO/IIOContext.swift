@@ -1,9 +1,7 @@
+import LibC
 import SystemSupport
 import CIIO
 import HAL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An owned libiio context (`local:`, `ip:HOST[:PORT]`, …), destroyed with its owner.
 /// libiio contexts are not shared between threads: each reading thread makes its own.

@@ -1,10 +1,8 @@
+import LibC
 import SystemSupport
 import CIIO
 import Foundation
 public import HAL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A gyroscope (`anglvel`), accelerometer (`accel`) or magnetometer (`magn`) read through libiio:
 /// `iio:CONTEXT/DEVICE[?mode=…&rate=…&trigger=…&samples=…][#anglvel|accel|magn]`.

@@ -1,9 +1,7 @@
+import LibC
 import SystemSupport
 import CIIO
 import HAL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Polled mode: reads each channel's `in_*_raw` (or `in_*_input` when it has only that) at a fixed
 /// rate on `CLOCK_MONOTONIC`, and hands over the values in HAL units, in channel order.

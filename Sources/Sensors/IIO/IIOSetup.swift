@@ -1,9 +1,7 @@
+import LibC
 import SystemSupport
 import CIIO
 import HAL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// How an `iio:` sensor reads its samples (`?mode=`).
 public enum IIOReadMode: String, Sendable, Hashable, CaseIterable {

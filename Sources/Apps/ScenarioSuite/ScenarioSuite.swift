@@ -1,0 +1,251 @@
+import HALTestDoubles
+import AppCore
+import Foundation
+import HAL
+import Replay
+public import Session
+import TraceFormat
+
+/// Runs a suite of scenario files through the session library, side by side, and says what each did: what
+/// `hal test` runs, and what a project's own command line runs with its own apps.
+public struct ScenarioSuite: Sendable {
+    /// The scenario files, in order.
+    public let scenarios: [String]
+    /// The apps the scenarios name.
+    public let catalog: AppCatalog
+    /// How to run them.
+    public var options: Options
+
+    /// How a suite runs.
+    public struct Options: Sendable {
+        /// How many scenarios run at once.
+        public var jobs: Int
+        /// Rewrite each golden log that differs (or is missing) instead of failing on it.
+        public var updateGolden: Bool
+        /// Run each scenario a second time, paced, and fail on any byte of difference in its log.
+        public var verifyDeterminism: Bool
+        /// How many lines of a scenario's event log its report keeps (the tail).
+        public var logTail: Int
+        /// The speaker and screen each scenario's replay makes.
+        public var outputs: SimulatedOutputs
+
+        /// Options: `jobs` at once, nothing else.
+        public init(
+            jobs: Int = 1, updateGolden: Bool = false, verifyDeterminism: Bool = false, logTail: Int = 20,
+            outputs: SimulatedOutputs = .doubles
+        ) {
+            self.outputs = outputs
+            self.jobs = max(1, jobs)
+            self.updateGolden = updateGolden
+            self.verifyDeterminism = verifyDeterminism
+            self.logTail = logTail
+        }
+    }
+
+    /// A suite of `scenarios`, whose apps come from `catalog`.
+    public init(scenarios: [String], catalog: AppCatalog, options: Options = Options()) {
+        self.scenarios = scenarios
+        self.catalog = catalog
+        self.options = options
+    }
+
+    /// Runs the suite. `onResult` gets each scenario's result as it finishes, in finishing order, with the counts so
+    /// far; the report lists them in the suite's order. Cancelling the task stops the run: the scenarios that
+    /// finished are reported, the rest are not.
+    public func run(onResult: @Sendable (ScenarioResult, SuiteProgress) -> Void = { _, _ in }) async -> SuiteReport {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var results: [Int: ScenarioResult] = [:]
+        var progress = SuiteProgress(total: scenarios.count)
+        await withTaskGroup(of: (Int, ScenarioResult?).self) { group in
+            var next = 0
+            func startNext() {
+                guard next < scenarios.count, !Task.isCancelled else { return }
+                let index = next, path = scenarios[index]
+                next += 1
+                group.addTask { (index, await self.runOne(path)) }
+            }
+            for _ in 0..<options.jobs { startNext() }
+            while let (index, finished) = await group.next() {
+                guard let result = finished else { continue }
+                results[index] = result
+                progress.add(result, elapsed: started.duration(to: clock.now).seconds)
+                onResult(result, progress)
+                startNext()
+            }
+        }
+        let finished = scenarios.indices.compactMap { results[$0] }
+        return SuiteReport(
+            results: finished, seconds: started.duration(to: clock.now).seconds, interrupted: finished.count < scenarios.count)
+    }
+
+    /// Runs one scenario, turning every failure, a bad file among them, into its result; `nil` when the run was
+    /// cancelled before the scenario finished.
+    func runOne(_ path: String) async -> ScenarioResult? {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var result = ScenarioResult(path: path)
+        do {
+            let scenario = try Scenario(path: path)
+            result.app = scenario.file.app
+            if let reason = scenario.file.skip {
+                result.status = .skipped
+                result.failures = [reason]
+                return result
+            }
+            let run = try await scenario.run(catalog: catalog, outputs: options.outputs)
+            let lines = run.logLines
+            result.logTail = Array(lines.suffix(options.logTail))
+            result.expectations = run.expectations.map(\.line)
+            result.failures += run.expectations.filter { !$0.passed }.map(\.line)
+            if options.verifyDeterminism {
+                let paced = try await scenario.run(catalog: catalog, outputs: options.outputs, pacing: .realtime, pacingClock: VirtualClock(advancesOnSleep: true))
+                if paced.logLines != lines {
+                    result.failures.append(
+                        "not deterministic: the log paced in real time differs from the unpaced one\n"
+                            + LineDiff.unified(old: lines, new: paced.logLines, oldName: "unpaced", newName: "paced"))
+                }
+            }
+            try checkGolden(path: path, lines: lines, result: &result)
+            result.status = result.failures.isEmpty ? .passed : .failed
+        } catch {
+            if Task.isCancelled { return nil }
+            result.status = .error
+            result.failures = ["\(error)"]
+        }
+        result.seconds = started.duration(to: clock.now).seconds
+        return result
+    }
+
+    /// Compares the log with the golden log beside the scenario (`NAME.events.log` for `NAME.run.json`), or
+    /// rewrites it when asked.
+    private func checkGolden(path: String, lines: [String], result: inout ScenarioResult) throws {
+        let golden = ScenarioResult.goldenPath(of: path)
+        let text = lines.map { $0 + "\n" }.joined()
+        let existing = FileManager.default.contents(atPath: golden).map { String(decoding: $0, as: UTF8.self) }
+        if options.updateGolden {
+            guard existing != text else { return }
+            try Data(text.utf8).write(to: URL(fileURLWithPath: golden))
+            result.golden = existing == nil ? .created : .updated
+            return
+        }
+        guard let existing else { return }
+        result.golden = .matched
+        guard existing != text else { return }
+        result.golden = .differs
+        let expected = existing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        result.failures.append(
+            "the event log differs from \(golden):\n"
+                + LineDiff.unified(old: expected.last == "" ? Array(expected.dropLast()) : expected, new: lines, oldName: golden, newName: "this run"))
+    }
+}
+
+/// What one scenario did.
+public struct ScenarioResult: Sendable, Codable, Hashable {
+    /// How it ended.
+    public enum Status: String, Sendable, Codable, Hashable {
+        /// Every expectation held, and the golden log and the determinism check agreed.
+        case passed
+        /// Something it checks did not hold.
+        case failed
+        /// It could not run: a file that does not parse, an unknown app, a missing trace.
+        case error
+        /// Its file says to skip it.
+        case skipped
+    }
+
+    /// What became of the golden log.
+    public enum Golden: String, Sendable, Codable, Hashable {
+        /// The log matched it.
+        case matched
+        /// The log differs from it.
+        case differs
+        /// It was rewritten with this run's log.
+        case updated
+        /// It did not exist and was written.
+        case created
+    }
+
+    /// The scenario file.
+    public var path: String
+    /// The app it names, once the file is read.
+    public var app: String?
+    /// How it ended.
+    public var status: Status = .error
+    /// Seconds it took.
+    public var seconds: Double = 0
+    /// Each expectation's report line, in order.
+    public var expectations: [String] = []
+    /// What went wrong: failed expectations, a golden diff, a determinism diff, or the error that stopped it; for a
+    /// skipped scenario, why.
+    public var failures: [String] = []
+    /// The golden log, when there is one.
+    public var golden: Golden?
+    /// The last lines of the event log.
+    public var logTail: [String] = []
+
+    /// A result for `path`, not yet run.
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The golden log of a scenario file: `NAME.events.log` beside `NAME.run.json`.
+    public static func goldenPath(of path: String) -> String {
+        (path.hasSuffix(".run.json") ? String(path.dropLast(".run.json".count)) : path) + ".events.log"
+    }
+}
+
+/// Counts so far, and an estimate of the time left.
+public struct SuiteProgress: Sendable, Hashable {
+    /// Scenarios in the run.
+    public let total: Int
+    /// How many have finished.
+    public private(set) var done = 0
+    /// How many passed.
+    public private(set) var passed = 0
+    /// How many failed or could not run.
+    public private(set) var failed = 0
+    /// How many were skipped.
+    public private(set) var skipped = 0
+    /// Seconds since the run started.
+    public private(set) var elapsed = 0.0
+
+    init(total: Int) {
+        self.total = total
+    }
+
+    mutating func add(_ result: ScenarioResult, elapsed: Double) {
+        done += 1
+        switch result.status {
+        case .passed: passed += 1
+        case .failed, .error: failed += 1
+        case .skipped: skipped += 1
+        }
+        self.elapsed = elapsed
+    }
+
+    /// Seconds left at the pace so far; `nil` before the first scenario finishes.
+    public var estimatedRemaining: Double? {
+        done == 0 ? nil : elapsed / Double(done) * Double(total - done)
+    }
+}
+
+/// A suite's results, for the summary line and the reports.
+public struct SuiteReport: Sendable, Codable, Hashable {
+    /// Each scenario that finished, in the suite's order.
+    public var results: [ScenarioResult]
+    /// Seconds the run took.
+    public var seconds: Double
+    /// Whether the run was stopped before every scenario finished.
+    public var interrupted: Bool
+
+    /// How many passed.
+    public var passed: Int { results.filter { $0.status == .passed }.count }
+    /// How many failed or could not run.
+    public var failed: Int { results.filter { $0.status == .failed || $0.status == .error }.count }
+    /// How many were skipped.
+    public var skipped: Int { results.filter { $0.status == .skipped }.count }
+
+    /// `N passed, N failed, N skipped`.
+    public var summary: String { "\(passed) passed, \(failed) failed, \(skipped) skipped" }
+}

@@ -1,0 +1,253 @@
+public import HALTestDoubles
+public import AppCore
+import Foundation
+public import HAL
+public import Replay
+public import TraceFormat
+
+/// Runs any ``AppCore/AppLogic`` against inputs, scripted commands, a fault plan and a speaker, and returns what it
+/// did: the event log, the expectations' results and, when asked, a recording.
+///
+/// This is what `hal run` and `hal test` call, and what a project's own tests call in-process.
+///
+/// **Replay** (``replay(_:)``) runs on a virtual clock, so the same inputs give the same events at any pacing. The
+/// merge order is:
+/// 1. records in trace order: by timestamp, then the channel's place in the merged header (the inputs in the order
+///    given, each trace's channels in header order), then the record's place in its file;
+/// 2. the fault plan applied to that sequence (``Replay/FaultInjector``);
+/// 3. scripted commands, and the speaker going away if the plan says so, delivered before any record that arrives at
+///    the same or a later time (commands first at a tie, in the order the scenario lists them at one time);
+/// 4. after the last record, the commands still due, then the app's timers up to the end time.
+///
+/// Each record is delivered at its arrival (``Replay/TraceReplay/arrivals``: its timestamp, later under a latency
+/// fault), or when the record before it was, if that is later; the app's timers due by then fire first. The
+/// expectations see each input at the device's time and at its delivery, in the run's order (``AppCore/EventTimeline``).
+///
+/// **Live** (``live(_:sources:speaker:clock:expectations:onDeviceError:onEvents:)``) runs on a clock that advances
+/// by itself (the monotonic clock on a board): device readings in arrival order, with ticks so that timers fire.
+public struct AppSession<Logic: AppLogic>: Sendable {
+    /// The app, in its starting state.
+    public var logic: Logic
+    /// The inputs: one trace of every channel the app is fed (``TraceFormat/Trace/merging(_:)`` joins several).
+    public var inputs: Trace
+    /// User commands, at seconds after the first input.
+    public var commands: [ScriptedCommand]
+    /// Seconds after the first input up to which timers fire; the last input's or command's time when `nil`.
+    public var end: Double?
+    /// Faults injected into the inputs, and perhaps the speaker.
+    public var faults: FaultPlan?
+    /// Where the app's speaker requests go. In a replay, `nil` means ``outputs``' speaker, made for the replay: a
+    /// simulated speaker on the replay's time that the runner drives (see ``AppCore/AppRunner``), as slow as the
+    /// fault plan's ``Replay/FaultPlan/speakerLatency`` says, whose log shows when each sound started and ended. A
+    /// live run with `nil` has no speaker.
+    public var speaker: (any Speaker)?
+    /// Where the app's videos are shown: ``outputs``' screen, made for each replay, when `nil`, showing frames on the
+    /// replay's time, as slow to start as the fault plan's ``Replay/FaultPlan/screenDelay`` says.
+    public var screen: (any VideoScreen)?
+    /// The simulated speaker and screen a replay makes when ``speaker`` or ``screen`` is `nil`: test doubles with no
+    /// audio or video library by default; `hal` hands its own, which read clip and video files.
+    public var outputs: SimulatedOutputs
+    /// Where the app keeps what outlasts a run; a fresh ``AppCore/InMemoryAppStorage`` for each replay when `nil`, so
+    /// that a replay gives the same events every time.
+    public var storage: (any AppStorage)?
+    /// How fast the inputs are delivered. The events do not depend on it.
+    public var pacing: ReplayPacing
+    /// The clock that paces a paced replay.
+    public var pacingClock: any Clock<Duration>
+    /// What must hold of the event log.
+    public var expectations: [EventExpectation]
+    /// Whether ``SessionResult/recording`` holds the inputs and the app's events as one trace.
+    public var records: Bool
+    /// The app's name in a recording's `app` channel.
+    public var appName: String
+
+    /// A session replaying `inputs` into `logic`.
+    public init(
+        _ logic: Logic, inputs: Trace, commands: [ScriptedCommand] = [], end: Double? = nil, faults: FaultPlan? = nil,
+        speaker: (any Speaker)? = nil, screen: (any VideoScreen)? = nil, outputs: SimulatedOutputs = .doubles,
+        storage: (any AppStorage)? = nil, pacing: ReplayPacing = .asFastAsPossible,
+        pacingClock: any Clock<Duration> = ContinuousClock(), expectations: [EventExpectation] = [], records: Bool = false
+    ) {
+        self.outputs = outputs
+        self.storage = storage
+        self.screen = screen
+        self.logic = logic
+        self.inputs = inputs
+        self.commands = commands
+        self.end = end
+        self.faults = faults
+        self.speaker = speaker
+        self.pacing = pacing
+        self.pacingClock = pacingClock
+        self.expectations = expectations
+        self.records = records
+        self.appName = Logic.name
+    }
+
+    /// Replays the inputs into the app. `onEvents` gets each batch of events as the app emits them, with the log's
+    /// zero (the first input's time).
+    ///
+    /// Before anything runs, the expectations' and commands' names are checked against what the run declares
+    /// (``checkNames()``): a name the run can never produce throws ``AppCore/AppConfigError``.
+    public func run(onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }) async throws -> SessionResult {
+        try checkNames()
+        var options = ReplayOptions(faults: faults)
+        options.pacing = pacing
+        let replay = try TraceReplay(trace: inputs, options: options)
+        let start = replay.firstTimestamp ?? .zero
+        func time(_ seconds: Double) -> Timestamp { start + .nanoseconds(Int64((seconds * 1e9).rounded())) }
+        var scripted = commands.enumerated()
+            .sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }
+            .map { AppInput.command(AppCommand(timestamp: time($0.element.at), action: $0.element.action, arguments: $0.element.with ?? [:])) }
+        if let gone = faults?.speakerDisconnect {
+            let input = AppInput.speakerFailed(time(gone), reason: "the speaker disconnected (fault plan)")
+            scripted.insert(input, at: scripted.firstIndex { $0.timestamp > input.timestamp } ?? scripted.endIndex)
+        }
+        var runner = AppRunner(
+            logic: logic, speaker: speaker ?? outputs.speaker(faults?.speakerLatency ?? .none),
+            screen: screen ?? outputs.screen(faults?.screenDelay ?? .zero), storage: storage ?? InMemoryAppStorage.forReplay())
+        var events: [AppEvent] = []
+        func emit(_ batch: [AppEvent]) {
+            onEvents(batch, start)
+            events += batch
+        }
+        // Inputs are kept as events only when an expectation names them: a motion channel at 100 Hz is not made
+        // into events for a check about taps. Each keeps the device's time, its delivery, and its place in the run.
+        let inputMatchers = expectations.flatMap(\.matchers).filter(\.isAboutInputs)
+        let observesInputs = !inputMatchers.isEmpty
+        var observedNames: [String: Bool] = [:]
+        var observed: [(event: AppEvent, delivered: Timestamp, before: Int)] = []
+        func feed(_ input: AppInput, arrival: Timestamp) async {
+            // The timers due before the delivery fire first, so that the input stands after them in the run.
+            let delivery = max(arrival, runner.now ?? arrival)
+            emit(await runner.advance(to: delivery))
+            if observesInputs, let name = AppInputObservations.name(of: input) {
+                let named = observedNames[name] ?? inputMatchers.contains { $0.matches(name: name) }
+                observedNames[name] = named
+                if named, let event = AppInputObservations.event(for: input) { observed.append((event, delivery, events.count)) }
+            }
+            emit(await runner.feed(input, deliveredAt: delivery))
+        }
+        emit(await runner.start(at: start))
+        let channels = inputs.header.channels.map(\.id)
+        var next = 0
+        try await replay.run(pacingClock: pacingClock, clock: VirtualClock(start: start)) { record, arrival in
+            while next < scripted.count, scripted[next].timestamp <= arrival {
+                await feed(scripted[next], arrival: scripted[next].timestamp)
+                next += 1
+            }
+            await feed(.reading(record.reading, channel: channels[record.channel]), arrival: arrival)
+        }
+        let last = end.map(time) ?? max(inputs.end ?? start, scripted.last?.timestamp ?? start)
+        for input in scripted[next...] where input.timestamp <= last { await feed(input, arrival: input.timestamp) }
+        emit(await runner.advance(to: last))
+        let checked = observesInputs ? EventTimeline(events: events, inputs: observed) : EventTimeline(events)
+        return SessionResult(
+            app: appName, start: start, events: events, expectations: expectations.map { $0.check(checked, start: start) },
+            recording: records ? try Self.recording(of: inputs, events: events, app: appName) : nil)
+    }
+
+    /// What the run declares: the inputs' channels with the attributes their events carry (the kind's, or those of
+    /// the channel's first record where the kind does not name them), and the app's ``AppCore/AppLogic/vocabulary``.
+    public var declarations: RunDeclarations {
+        var firstReadings: [Int: Reading] = [:]
+        let unnamed = Set(inputs.header.channels.indices.filter { inputs.header.channels[$0].kind.kindDescription.attributes.names == nil })
+        if !unnamed.isEmpty {
+            for record in inputs.records where unnamed.contains(record.channel) && firstReadings[record.channel] == nil {
+                firstReadings[record.channel] = record.reading
+                if firstReadings.count == unnamed.count { break }
+            }
+        }
+        let channels = inputs.header.channels.enumerated().map { index, channel -> (id: String, attributes: [String]?) in
+            let attributes = channel.kind.kindDescription.attributes.names ?? firstReadings[index].map { $0.attributes.keys.sorted() }
+            return (channel.id, attributes)
+        }
+        return RunDeclarations(channels: channels, vocabulary: Logic.vocabulary)
+    }
+
+    /// Refuses expectations and commands that name what the run can never produce: an input channel it lacks, an
+    /// attribute a channel's events never carry, an event or a command the app never emits or takes. Errors name the
+    /// field (`expect[2].each.event`) and the names it could have meant.
+    public func checkNames() throws(AppConfigError) {
+        let run = declarations
+        for (index, command) in commands.enumerated() {
+            try run.checkCommand(command.action, field: "commands[\(index)].action")
+        }
+        for (index, expectation) in expectations.enumerated() {
+            try expectation.checkNames(field: "expect[\(index)]", against: run)
+        }
+    }
+
+    /// The inputs and the events as one trace, the events in an `app` channel. Frames recorded from files are
+    /// copied in, so that the trace keeps them wherever it is written.
+    static func recording(of inputs: Trace, events: [AppEvent], app: String) throws -> Trace {
+        var channels = inputs.header.channels
+        channels.append(TraceChannel(id: "app", kind: .app, source: "app:\(app)", name: app, backend: "apps"))
+        let appChannel = channels.count - 1
+        var records = try inputs.records.map { record -> TraceRecord in
+            guard case .frame(var frame) = record.reading, case .file(let path) = frame.storage else { return record }
+            guard let data = FileManager.default.contents(atPath: path) else { throw ScriptError(file: path, "cannot read the frame file") }
+            frame.storage = .bytes([UInt8](data))
+            return TraceRecord(channel: record.channel, reading: .frame(frame))
+        }
+        records += events.map { TraceRecord(channel: appChannel, reading: .appEvent($0)) }
+        records = records.enumerated()
+            .sorted { ($0.element.timestamp, $0.element.channel, $0.offset) < ($1.element.timestamp, $1.element.channel, $1.offset) }
+            .map(\.element)
+        return Trace(header: TraceHeader(channels: channels, metadata: ["recorded-by": "hal run \(app)"]), records: records)
+    }
+}
+
+extension AppSession {
+    /// Runs the app live: readings from `sources` as they arrive, each named by its channel, with what the speaker
+    /// played fed back, on `clock` (the monotonic clock on a board). It ends when every source has ended or the
+    /// task is cancelled; a source that fails is reported to `onDeviceError` and the others go on. Videos the app
+    /// opens show on `screen` (`outputs`' screen when `nil`), driven by the inputs and the clock's ticks.
+    public static func live<C: Clock>(
+        _ logic: Logic, sources: [(channel: String, readings: AsyncThrowingStream<Reading, any Error>)],
+        speaker: (any Speaker)? = nil, screen: (any VideoScreen)? = nil, outputs: SimulatedOutputs = .doubles,
+        storage: (any AppStorage)? = nil, clock: C, expectations: [EventExpectation] = [],
+        onDeviceError: @escaping @Sendable (any Error) -> Void = { _ in },
+        onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }
+    ) async throws -> SessionResult where C.Instant == Timestamp, C.Duration == Duration {
+        // What the speaker played comes back to the app, so that it knows when a clip has ended.
+        let feedback = speaker.map { [$0.events(buffering: .unbounded).anyReadings()] } ?? []
+        let start = clock.now
+        let inputs = LiveInputs.merge(sources, feedback: feedback, clock: clock, onDeviceError: onDeviceError)
+        var runner = AppRunner(
+            logic: logic, speaker: speaker, screen: screen ?? outputs.screen(.zero), storage: storage, drivesSpeaker: false)
+        var events: [AppEvent] = []
+        do {
+            try await runner.run(inputs, start: start) { batch in
+                onEvents(batch, start)
+                events += batch
+            }
+        } catch is CancellationError {}
+        return SessionResult(
+            app: Logic.name, start: start, events: events, expectations: expectations.map { $0.check(events, start: start) },
+            recording: nil)
+    }
+}
+
+/// A user command at a time, as a scenario scripts it.
+public typealias ScriptedCommand = AppScenario.ScriptedCommand
+
+/// What a session did.
+public struct SessionResult: Sendable {
+    /// The app's name.
+    public var app: String
+    /// The time of the first input: the log's zero.
+    public var start: Timestamp
+    /// Every event the app emitted, in order.
+    public var events: [AppEvent]
+    /// Each expectation's result, in the order given.
+    public var expectations: [EventExpectationResult]
+    /// The inputs and the events as one trace, when the session was asked to record.
+    public var recording: Trace?
+
+    /// Whether every expectation held.
+    public var passed: Bool { expectations.allSatisfy(\.passed) }
+
+    /// The event log's lines, as `hal run` prints them and golden logs hold them.
+    public var logLines: [String] { events.map { EventLog.line($0, start: start) } }
+}

@@ -1,0 +1,101 @@
+public import AppCore
+public import HAL
+public import Replay
+import Synthesis
+public import TraceFormat
+
+/// The apps a session can build by name: a command line's, a test suite's.
+public struct AppCatalog: Sendable {
+    /// The apps, in the order given.
+    public let apps: [any RunnableApp.Type]
+
+    /// A catalog of `apps`. Where two share a name, the first is the one `app(named:)` finds.
+    public init(_ apps: [any RunnableApp.Type]) {
+        self.apps = apps
+    }
+
+    /// The apps' names, sorted.
+    public var names: [String] { apps.map { $0.name }.sorted() }
+
+    /// The app called `name`, or an error listing the apps.
+    public func app(named name: String) throws(ScriptError) -> any RunnableApp.Type {
+        guard let app = apps.first(where: { $0.name == name }) else {
+            throw ScriptError(file: nil, "no app '\(name)'; the apps are \(names.joined(separator: ", "))")
+        }
+        return app
+    }
+
+    /// Builds the app called `name` from its config file. Errors name the file and the field.
+    public func load(_ name: String, config path: String) throws -> any RunnableApp {
+        let app = try app(named: name)
+        do {
+            return try app.load(config: ConfigFiles(path: path))
+        } catch let error as AppConfigError {
+            throw ScriptError(file: path, error.description)
+        }
+    }
+}
+
+/// An app's config file read through ``TraceFormat/ScriptFile``: JSON with errors naming the file, line and field.
+struct ConfigFiles: AppConfigFiles {
+    let path: String
+
+    func decode<Value: Codable>(_ type: Value.Type, file: String?) throws -> Value {
+        try ScriptFile.decode(path: file.map(resolve) ?? path)
+    }
+
+    func resolve(_ path: String) -> String { TracePath.resolve(path, inTraceAt: self.path) }
+
+    var folder: String { TracePath.folder(ofTraceAt: path) }
+}
+
+/// A QA scenario file (`*.run.json`, ``AppCore/AppScenario``), checked and with its paths resolved, ready to run.
+public struct Scenario: Sendable {
+    /// The scenario file's path.
+    public let path: String
+    /// What the file says.
+    public let file: AppScenario
+
+    /// Reads and checks a scenario file. Errors name the file, and the line or field.
+    public init(path: String) throws {
+        let file: AppScenario = try ScriptFile.decode(path: path)
+        do { try file.validate() } catch { throw ScriptError(file: path, error.description) }
+        self.path = path
+        self.file = file
+    }
+
+    /// The app's config file, from the working directory.
+    public var configPath: String { TracePath.resolve(file.config, inTraceAt: path) }
+    /// The input traces and scripts, from the working directory.
+    public var inputPaths: [String] { file.inputs.map { TracePath.resolve($0, inTraceAt: path) } }
+    /// The fault plan file, from the working directory.
+    public var faultsPath: String? { file.faults.map { TracePath.resolve($0, inTraceAt: path) } }
+
+    /// Runs the scenario's app from `catalog` against its inputs, commands, faults and expectations.
+    ///
+    /// `faults` replaces the scenario's own plan; `outputs` makes the speaker (unless `speaker` is given) and the
+    /// screen. See ``AppSession`` for the merge order.
+    public func run(
+        catalog: AppCatalog, speaker: (any Speaker)? = nil, outputs: SimulatedOutputs = .doubles, storage: (any AppStorage)? = nil,
+        pacing: ReplayPacing = .asFastAsPossible,
+        pacingClock: any Clock<Duration> = ContinuousClock(), faults: FaultPlan? = nil, records: Bool = false,
+        onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }
+    ) async throws -> SessionResult {
+        let logic = try catalog.load(file.app, config: configPath)
+        let inputs = try Trace.merging(inputPaths.map { try Trace.loadInput(path: $0) })
+        let plan = try faults ?? faultsPath.map { try FaultPlan.load(path: $0) }
+        func run<Logic: AppLogic>(_ logic: Logic) async throws -> SessionResult {
+            let session = AppSession(
+                logic, inputs: inputs, commands: file.commands ?? [], end: file.end, faults: plan, speaker: speaker, outputs: outputs, storage: storage,
+                pacing: pacing, pacingClock: pacingClock, expectations: file.expect ?? [], records: records)
+            // The session checks the names before it runs; one the run can never produce is the scenario's mistake:
+            // name its line and column.
+            do {
+                return try await session.run(onEvents: onEvents)
+            } catch let error as AppConfigError {
+                throw ScriptError(file: path, error.description)
+            }
+        }
+        return try await run(logic)
+    }
+}

@@ -1,0 +1,39 @@
+public import TraceFormat
+import MCAP
+import SystemPackage
+
+/// Traces in MCAP files, for ``Trace/load(path:)``: which files are MCAP, and how they are read.
+enum MCAPFiles {
+    /// Whether the file at `path` starts with MCAP's magic bytes.
+    static func isMCAP(path: String) -> Bool {
+        guard let descriptor = try? FileDescriptor.open(FilePath(path), .readOnly) else { return false }
+        defer { try? descriptor.close() }
+        var magic = [UInt8](repeating: 0, count: 8)
+        let count = (try? magic.withUnsafeMutableBytes { try descriptor.read(into: $0) }) ?? 0
+        return count == 8 && magic == mcapMagic
+    }
+
+    /// A reader of the MCAP file at `path`.
+    static func open(_ path: String) throws(TraceError) -> MCAPReader {
+        do { return try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
+    }
+
+    /// The trace an MCAP file holds: a HAL trace (``MCAPTraceFile``), or a ROS 2 recording's sensor topics
+    /// (``ROS2Import``). With `offset`, a HAL trace's records from `offset` after its first, read through its index.
+    ///
+    /// With the trace come, for a HAL trace, the file names its frames had in JSON Lines, by record index.
+    static func load(path: String, from offset: Duration? = nil, progress: (Double) -> Void = { _ in }) throws(TraceError) -> (Trace, framePaths: [Int: String]) {
+        let reader = try open(path)
+        if MCAPTraceFile.isTrace(reader) {
+            let file = try MCAPTraceFile.load(path: path, from: offset, progress: progress)
+            return (file.trace, file.framePaths)
+        }
+        guard ROS2Import.isROS2(reader) else {
+            throw TraceError(.badHeader, file: path, line: 0,
+                "an MCAP file, but neither a HAL trace (profile 'hal') nor a ROS 2 recording (profile 'ros2', or cdr channels)")
+        }
+        var trace = try ROS2Import.load(path: path).trace
+        if let offset { trace.dropRecords(before: offset) }
+        return (trace, [:])
+    }
+}

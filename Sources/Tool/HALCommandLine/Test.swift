@@ -1,0 +1,124 @@
+import LibC
+import AppCore
+import ArgumentParser
+import Foundation
+import HAL
+import ScenarioSuite
+import Session
+
+/// `hal test [PATH…]`: runs every scenario under the paths, side by side or as one shard of a CI matrix.
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run every scenario (*.run.json) under the paths through the session library; exit 1 when any fails.",
+        discussion: """
+            Each scenario's expectations are checked, and its log is compared with the golden log beside it \
+            (NAME.events.log), with a unified diff when they differ. --shard K/N (or HAL_TEST_SHARD, or GitLab's \
+            CI_NODE_INDEX and CI_NODE_TOTAL) runs part K of N; the parts never overlap and together are the suite. \
+            Ctrl-C stops the run and still writes the reports of what finished. See docs/ci.md.
+            """)
+
+    @Argument(help: "Files or folders to search for *.run.json (folders recursively).")
+    var paths: [String] = ["traces"]
+
+    @Option(help: "How many scenarios run at once; the number of cores by default.")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Run part K of N of the suite, such as 2/4.")
+    var shard: String?
+
+    @Option(help: "Write a JUnit XML report to this file.")
+    var junit: String?
+
+    @Option(help: "Write a JSON report to this file.")
+    var json: String?
+
+    @Flag(help: "Rewrite the golden logs that differ (or are missing) with this run's, and say which changed.")
+    var updateGolden = false
+
+    @Flag(help: "Run each scenario again, paced in real time on a virtual clock, and fail on any difference in its log.")
+    var verifyDeterminism = false
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs takes 1 or more") }
+        if let shard, Shard(shard) == nil { throw ValidationError("--shard takes K/N with 1 ≤ K ≤ N, such as 2/4") }
+    }
+
+    func run() async throws {
+        let catalog = HALCommandLine.catalog.withLock { $0 }
+        var scenarios = try ScenarioDiscovery.scenarios(under: paths)
+        let part = try shard.flatMap(Shard.init) ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment)
+        if let part { scenarios = part.select(scenarios) }
+        let options = ScenarioSuite.Options(
+            jobs: jobs, updateGolden: updateGolden, verifyDeterminism: verifyDeterminism, outputs: .devices)
+        let suite = ScenarioSuite(scenarios: scenarios, catalog: catalog, options: options)
+        printError("hal test: \(scenarios.count) scenarios\(part.map { " (shard \($0))" } ?? ""), \(jobs) at a time")
+        let progress = ProgressLine(interactive: isatty(STDERR_FILENO) == 1)
+        let running = Task { () async throws -> SuiteReport in await suite.run { result, counts in progress.show(result, counts) } }
+        let stop = StopConditions(cancelling: running, after: nil)
+        let report = try await running.value
+        stop.disarm()
+        progress.finish()
+
+        for result in report.results where result.golden == .updated || result.golden == .created {
+            printLine("golden: \(result.golden == .created ? "wrote" : "updated") \(ScenarioResult.goldenPath(of: result.path))")
+        }
+        if let junit { try Data(report.junitXML().utf8).write(to: URL(fileURLWithPath: junit)) }
+        if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
+        if report.interrupted { printLine("interrupted: \(report.results.count) of \(scenarios.count) scenarios finished") }
+        printLine(String(format: "ran %d scenarios in %.1f s", report.results.count, report.seconds))
+        printLine(report.summary)
+        if report.interrupted { throw ExitCode(130) }
+        if report.failed > 0 { throw ExitCode(1) }
+    }
+}
+
+/// Writes a line to standard output at once, so that a CI log shows each scenario as it finishes.
+private func printLine(_ text: String) {
+    var out = StandardOutput()
+    out.line(text)
+    out.flush()
+}
+
+/// One line per scenario as it finishes, with a progress line under them on a terminal (plain lines in a CI log).
+private final class ProgressLine: Sendable {
+    let interactive: Bool
+    private let lastPlain = Locked(0)
+
+    init(interactive: Bool) {
+        self.interactive = interactive
+    }
+
+    func show(_ result: ScenarioResult, _ counts: SuiteProgress) {
+        let word = switch result.status {
+        case .passed: "PASS "
+        case .failed: "FAIL "
+        case .error: "ERROR"
+        case .skipped: "SKIP "
+        }
+        var text = String(format: "%@ %7.2f s  %@", word, result.seconds, result.path) + (result.app.map { " (\($0))" } ?? "")
+        for failure in result.failures {
+            text += "\n" + failure.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+        }
+        let left = counts.estimatedRemaining.map { String(format: ", about %.0f s left", $0) } ?? ""
+        let status = "[\(counts.done)/\(counts.total)] \(counts.passed) passed, \(counts.failed) failed, \(counts.skipped) skipped\(left)"
+        if interactive {
+            // Clear the progress line, print the result, redraw the progress line.
+            printError("\r\u{1B}[K" + text + "\n" + status, terminator: "")
+        } else {
+            printLine(text)
+            // A plain progress line every tenth of the suite.
+            let step = max(1, counts.total / 10)
+            let due = lastPlain.withLock { last in
+                guard counts.done - last >= step || counts.done == counts.total else { return false }
+                last = counts.done
+                return true
+            }
+            if due { printLine("progress: " + status) }
+        }
+    }
+
+    func finish() {
+        if interactive { printError("\r\u{1B}[K", terminator: "") }
+    }
+}
