@@ -139,7 +139,7 @@ import TestSupport
         let folder = try makeScratchFolder()
         try FileManager.default.copyItem(atPath: packageRoot + "/models/astronaut.png", toPath: folder + "/1-astronaut.png")
         try Data([0x89, 0x50, 0x4e, 0x47, 0, 0, 0]).write(to: URL(fileURLWithPath: folder + "/2-broken.png"))
-        let camera = try FileCameraBackend(scheme: "images").open(DeviceURI("images:\(folder)?rate=2")) as! FileCamera
+        let camera = try ImagesCameraBackend().open(DeviceURI("images:\(folder)?rate=2")) as! FileCamera
         var frames: [Frame] = []
         do {
             for try await frame in camera.readings(buffering: .unbounded) { frames.append(frame) }
@@ -188,7 +188,7 @@ import TestSupport
                 try writer.append(CVImage(converting: TestPattern(kind: .bars, width: 160, height: 120, format: .bgr24).frame(index, at: .zero), to: .bgr))
             }
         }
-        let camera = try FileCameraBackend(scheme: "video").open(DeviceURI("video:\(path)")) as! FileCamera
+        let camera = try VideoCameraBackend().open(DeviceURI("video:\(path)")) as! FileCamera
         #expect(camera.rate == 25)
         var frames: [Frame] = []
         for try await frame in camera.readings(buffering: .unbounded) { frames.append(frame) }
@@ -200,7 +200,7 @@ import TestSupport
         let original = try CVImage(converting: TestPattern(kind: .bars, width: 160, height: 120, format: .bgr24).frame(3, at: .zero), to: .bgr).pixels
         let decoded = try CVImage(converting: frames[3], to: .bgr).pixels
         #expect(Double(zip(original, decoded).filter { abs(Int($0) - Int($1)) <= 16 }.count) / Double(original.count) > 0.9)
-        #expect(throws: DeviceError.self) { try FileCameraBackend(scheme: "video").open(DeviceURI("video:\(folder)/missing.avi")) }
+        #expect(throws: DeviceError.self) { try VideoCameraBackend().open(DeviceURI("video:\(folder)/missing.avi")) }
     }
 }
 

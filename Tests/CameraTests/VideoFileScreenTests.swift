@@ -40,7 +40,7 @@ import HALTestDoubles
         #expect(Self.lines(outputs) == ["started @ 1.3 latency 0.3"] + (0..<10).map { "frame \($0) @ \(Double(13 + $0) / 10)" } + ["finished @ 2.3"])
         #expect(screen.nextEventTime == nil)
         // The screen shows exactly what the `video:` frame source gives.
-        let camera = try FileCameraBackend(scheme: "video").open(DeviceURI("video:\(path)")) as! FileCamera
+        let camera = try VideoCameraBackend().open(DeviceURI("video:\(path)")) as! FileCamera
         var source: [Frame] = []
         for try await frame in camera.readings(buffering: .unbounded) { source.append(frame) }
         let shown = outputs.compactMap { if case .frame(let frame) = $0 { frame } else { nil } }

@@ -5,7 +5,7 @@ public import HAL
 /// checked against the tap itself.
 public enum AppInputObservations {
     /// The input as an event at the device's time, or `nil` for ticks and a lost speaker. A reading's attributes are
-    /// what its kind shows of it (``HAL/KindAttributes``): a pointer's `phase`, `pointer`, `x` and `y`; a key's `code`
+    /// what its kind shows of it (`KindAttributes`): a pointer's `phase`, `pointer`, `x` and `y`; a key's `code`
     /// and `state`; a fix's `mode`, `latitude` and `longitude`; a motion sample's `x`, `y` and `z`; an attitude's
     /// `heading` and `elevation`; an expression's `dominant`; a playback event's `phase` and `clip` or `text`; a frame's
     /// `seq`; a registered kind's fields. A command's are its arguments.

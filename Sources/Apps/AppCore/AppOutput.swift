@@ -1,6 +1,6 @@
 public import HAL
 
-/// What an app asks of the ``HAL/Speaker``.
+/// What an app asks of the `Speaker`.
 public enum SpeakerRequest: Sendable, Hashable {
     /// Play a clip.
     case play(AudioClip)
@@ -16,7 +16,7 @@ public enum SpeakerRequest: Sendable, Hashable {
     case setVolume(Double)
 }
 
-/// What an app asks of its ``HAL/VideoScreen``. The runner plays the video's soundtrack on the speaker alongside:
+/// What an app asks of its `VideoScreen`. The runner plays the video's soundtrack on the speaker alongside:
 /// it starts, pauses, resumes, moves and stops with the frames.
 public enum VideoRequest: Sendable, Hashable {
     /// Open a video full screen and play it from the start.

@@ -1,7 +1,7 @@
 public import HAL
 
 /// Drives an ``AppLogic``: fires its timers in time order before each later input, hands it the
-/// input, and carries out its speaker requests on the ``HAL/Speaker``.
+/// input, and carries out its speaker requests on the `Speaker`.
 ///
 /// Timers fire at their own deadlines, never at the time they happen to be noticed, so a trace
 /// gives the same events whether it is replayed as fast as possible, at ×N, or live.
@@ -13,11 +13,11 @@ public import HAL
 /// What the speaker played is logged as `speaker.started`, `speaker.paused`, `speaker.resumed`, `speaker.finished` and
 /// `speaker.stopped` (with `clip`, or `text` and `voice`), at the speaker's own times; `started` adds `latency`, the
 /// seconds from the request, where the speaker knows it, and `gain`, the dB a loudness guard applied. Events come from playback readings the runner is fed (a live
-/// speaker's feedback) or, for a ``HAL/VirtualTimeSpeaker``, from the runner driving it: each request is made at the
+/// speaker's feedback) or, for a `VirtualTimeSpeaker`, from the runner driving it: each request is made at the
 /// time of the input that caused it, and each playback event is handed to the app at its own time, in order with the
 /// app's timers, so a replay shows a slow speaker the same way at any rate.
 ///
-/// A ``HAL/VideoScreen`` is driven the same way: the app's ``VideoRequest``s are made on it at their time, its frames
+/// A `VideoScreen` is driven the same way: the app's ``VideoRequest``s are made on it at their time, its frames
 /// are handed to the app as frame readings on channel `video`, and what it did is logged as `screen.started` (with
 /// `latency`), `screen.paused`, `screen.resumed`, `screen.finished` and `screen.stopped` and handed on as playback
 /// readings on channel `video`. A video's soundtrack goes to the speaker with it: it starts with the first frame,
@@ -63,7 +63,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
 
     /// Creates a runner. With `storage`, the app restores from it before it starts, and its stored files go to it.
     ///
-    /// A ``HAL/VirtualTimeSpeaker`` is driven in the inputs' time unless `drivesSpeaker` is false: a live session,
+    /// A `VirtualTimeSpeaker` is driven in the inputs' time unless `drivesSpeaker` is false: a live session,
     /// whose speaker runs on its own clock and whose events come back as inputs, passes false.
     public init(
         logic: Logic, speaker: (any Speaker)? = nil, screen: (any VideoScreen)? = nil, storage: (any AppStorage)? = nil,

@@ -1,34 +1,34 @@
-public import HALTestDoubles
+import HALTestDoubles
 public import AppCore
 import Foundation
 public import HAL
 public import Replay
 public import TraceFormat
 
-/// Runs any ``AppCore/AppLogic`` against inputs, scripted commands, a fault plan and a speaker, and returns what it
+/// Runs any `AppLogic` against inputs, scripted commands, a fault plan and a speaker, and returns what it
 /// did: the event log, the expectations' results and, when asked, a recording.
 ///
 /// This is what `hal run` and `hal test` call, and what a project's own tests call in-process.
 ///
-/// **Replay** (``replay(_:)``) runs on a virtual clock, so the same inputs give the same events at any pacing. The
+/// **Replay** (``run(onEvents:)``) runs on a virtual clock, so the same inputs give the same events at any pacing. The
 /// merge order is:
 /// 1. records in trace order: by timestamp, then the channel's place in the merged header (the inputs in the order
 ///    given, each trace's channels in header order), then the record's place in its file;
-/// 2. the fault plan applied to that sequence (``Replay/FaultInjector``);
+/// 2. the fault plan applied to that sequence (`FaultInjector`);
 /// 3. scripted commands, and the speaker going away if the plan says so, delivered before any record that arrives at
 ///    the same or a later time (commands first at a tie, in the order the scenario lists them at one time);
 /// 4. after the last record, the commands still due, then the app's timers up to the end time.
 ///
-/// Each record is delivered at its arrival (``Replay/TraceReplay/arrivals``: its timestamp, later under a latency
+/// Each record is delivered at its arrival (`TraceReplay.arrivals`: its timestamp, later under a latency
 /// fault), or when the record before it was, if that is later; the app's timers due by then fire first. The
-/// expectations see each input at the device's time and at its delivery, in the run's order (``AppCore/EventTimeline``).
+/// expectations see each input at the device's time and at its delivery, in the run's order (`EventTimeline`).
 ///
-/// **Live** (``live(_:sources:speaker:clock:expectations:onDeviceError:onEvents:)``) runs on a clock that advances
+/// **Live** (``live(_:sources:speaker:screen:outputs:storage:clock:expectations:onDeviceError:onEvents:)``) runs on a clock that advances
 /// by itself (the monotonic clock on a board): device readings in arrival order, with ticks so that timers fire.
 public struct AppSession<Logic: AppLogic>: Sendable {
     /// The app, in its starting state.
     public var logic: Logic
-    /// The inputs: one trace of every channel the app is fed (``TraceFormat/Trace/merging(_:)`` joins several).
+    /// The inputs: one trace of every channel the app is fed (`Trace.merging(_:)` joins several).
     public var inputs: Trace
     /// User commands, at seconds after the first input.
     public var commands: [ScriptedCommand]
@@ -37,12 +37,12 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// Faults injected into the inputs, and perhaps the speaker.
     public var faults: FaultPlan?
     /// Where the app's speaker requests go. In a replay, `nil` means ``outputs``' speaker, made for the replay: a
-    /// simulated speaker on the replay's time that the runner drives (see ``AppCore/AppRunner``), as slow as the
-    /// fault plan's ``Replay/FaultPlan/speakerLatency`` says, whose log shows when each sound started and ended. A
+    /// simulated speaker on the replay's time that the runner drives (see `AppRunner`), as slow as the
+    /// fault plan's `FaultPlan.speakerLatency` says, whose log shows when each sound started and ended. A
     /// live run with `nil` has no speaker.
     public var speaker: (any Speaker)?
     /// Where the app's videos are shown: ``outputs``' screen, made for each replay, when `nil`, showing frames on the
-    /// replay's time, as slow to start as the fault plan's ``Replay/FaultPlan/screenDelay`` says.
+    /// replay's time, as slow to start as the fault plan's `FaultPlan.screenDelay` says.
     public var screen: (any VideoScreen)?
     /// The simulated speaker and screen a replay makes when ``speaker`` or ``screen`` is `nil`: test doubles with no
     /// audio or video library by default; `hal` hands its own, which read clip and video files.
@@ -88,7 +88,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// zero (the first input's time).
     ///
     /// Before anything runs, the expectations' and commands' names are checked against what the run declares
-    /// (``checkNames()``): a name the run can never produce throws ``AppCore/AppConfigError``.
+    /// (``checkNames()``): a name the run can never produce throws `AppConfigError`.
     public func run(onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }) async throws -> SessionResult {
         try checkNames()
         var options = ReplayOptions(faults: faults)
@@ -148,7 +148,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     }
 
     /// What the run declares: the inputs' channels with the attributes their events carry (the kind's, or those of
-    /// the channel's first record where the kind does not name them), and the app's ``AppCore/AppLogic/vocabulary``.
+    /// the channel's first record where the kind does not name them), and the app's `AppLogic.vocabulary`.
     public var declarations: RunDeclarations {
         var firstReadings: [Int: Reading] = [:]
         let unnamed = Set(inputs.header.channels.indices.filter { inputs.header.channels[$0].kind.kindDescription.attributes.names == nil })

@@ -36,7 +36,7 @@ public struct AppCatalog: Sendable {
     }
 }
 
-/// An app's config file read through ``TraceFormat/ScriptFile``: JSON with errors naming the file, line and field.
+/// An app's config file read through `ScriptFile`: JSON with errors naming the file, line and field.
 struct ConfigFiles: AppConfigFiles {
     let path: String
 
@@ -49,7 +49,7 @@ struct ConfigFiles: AppConfigFiles {
     var folder: String { TracePath.folder(ofTraceAt: path) }
 }
 
-/// A QA scenario file (`*.run.json`, ``AppCore/AppScenario``), checked and with its paths resolved, ready to run.
+/// A QA scenario file (`*.run.json`, `AppScenario`), checked and with its paths resolved, ready to run.
 public struct Scenario: Sendable {
     /// The scenario file's path.
     public let path: String

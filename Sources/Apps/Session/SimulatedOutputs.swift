@@ -5,7 +5,7 @@ public import HALTestDoubles
 /// replay's time, as slow as the fault plan says.
 ///
 /// ``doubles``, the default, needs no audio or video library: speech lasts its estimated length, a clip in memory
-/// its samples' length, and videos are ``HALTestDoubles/ScriptedVideos``. `hal` hands ``simulated(measure:videos:)``
+/// its samples' length, and videos are `ScriptedVideos`. `hal` hands ``simulated(measure:videos:)``
 /// with the `Audio` module's `MeasuredPlayback` (clip files read for their lengths and loudness) and the
 /// `FrameSources` module's `VideoFiles` (videos decoded by OpenCV).
 public struct SimulatedOutputs: Sendable {
@@ -23,7 +23,7 @@ public struct SimulatedOutputs: Sendable {
         self.screen = screen
     }
 
-    /// A ``HALTestDoubles/CapturingSpeaker`` whose sounds `measure` measures, and a ``HALTestDoubles/SimulatedScreen``
+    /// A `CapturingSpeaker` whose sounds `measure` measures, and a `SimulatedScreen`
     /// showing what `videos` opens.
     public static func simulated(measure: any SoundMeasure, videos: any ScreenVideoSource) -> SimulatedOutputs {
         SimulatedOutputs(
@@ -35,6 +35,6 @@ public struct SimulatedOutputs: Sendable {
             screen: { delay in SimulatedScreen(videos: videos, startDelay: delay) })
     }
 
-    /// Test doubles alone: ``HALTestDoubles/EstimatedSound`` and ``HALTestDoubles/ScriptedVideos`` with no videos.
+    /// Test doubles alone: `EstimatedSound` and `ScriptedVideos` with no videos.
     public static let doubles = simulated(measure: EstimatedSound(), videos: ScriptedVideos())
 }

@@ -97,67 +97,98 @@ public struct FileCamera: Camera {
     }
 }
 
-/// Opens `images:`, `video:` and `pattern:` cameras.
-public struct FileCameraBackend: DeviceBackend {
-    /// `images`, `video` or `pattern`.
-    public let scheme: String
+/// Opens `images:FOLDER[?rate=N]` cameras: a folder of PNG or JPEG files, in name order.
+public struct ImagesCameraBackend: DeviceBackend {
+    /// `images`.
+    public var scheme: String { "images" }
+    /// What `hal devices` says about the backend.
+    public var summary: String { "a folder of images as a camera: images:FOLDER[?rate=N]" }
 
-    /// Creates the backend for one scheme.
-    public init(scheme: String) {
-        self.scheme = scheme
+    /// Creates the backend.
+    public init() {}
+
+    /// Opens the folder the URI names.
+    public func open(_ uri: DeviceURI) throws -> any Device {
+        let rate = try FileCameraOptions(uri, allowing: []).rate
+        guard let files = FileCamera.imageFiles(in: uri.body) else { throw DeviceError(.notFound, uri: uri.description, "no folder \(uri.body)") }
+        guard !files.isEmpty else { throw DeviceError(.notFound, uri: uri.description, "no images in \(uri.body)") }
+        return FileCamera(source: .images(files), rate: rate ?? 30, uri: uri.description)
     }
 
+    /// Opened by URI, not discovered.
+    public func discover() throws -> [DeviceInfo] { [] }
+}
+
+/// Opens `video:FILE[?rate=N]` cameras: a video file OpenCV reads, at its own rate unless told.
+public struct VideoCameraBackend: DeviceBackend {
+    /// `video`.
+    public var scheme: String { "video" }
+    /// What `hal devices` says about the backend.
+    public var summary: String { "a video file OpenCV reads, as a camera: video:FILE" }
+
+    /// Creates the backend.
+    public init() {}
+
+    /// Opens the file the URI names.
+    public func open(_ uri: DeviceURI) throws -> any Device {
+        let rate = try FileCameraOptions(uri, allowing: []).rate
+        guard FileManager.default.fileExists(atPath: uri.body) else { throw DeviceError(.notFound, uri: uri.description, "no file \(uri.body)") }
+        let stated = try rate ?? VideoFile(path: uri.body, uri: uri.description).rate
+        return FileCamera(source: .video(uri.body), rate: stated, uri: uri.description)
+    }
+
+    /// Opened by URI, not discovered.
+    public func discover() throws -> [DeviceInfo] { [] }
+}
+
+/// Opens `pattern:` cameras: a synthetic picture in a chosen size and raw format.
+public struct PatternCameraBackend: DeviceBackend {
+    /// `pattern`.
+    public var scheme: String { "pattern" }
     /// What `hal devices` says about the backend.
     public var summary: String {
-        switch scheme {
-        case "images": "a folder of images as a camera: images:FOLDER[?rate=N]"
-        case "video": "a video file OpenCV reads, as a camera: video:FILE"
-        default: "a synthetic camera: pattern:bars|gradient|checkers[?width=W&height=H&format=YUYV|NV12|GREY|RGB3|BGR3&rate=N&frames=N]"
-        }
+        "a synthetic camera: pattern:bars|gradient|checkers[?width=W&height=H&format=YUYV|NV12|GREY|RGB3|BGR3&rate=N&frames=N]"
     }
 
-    /// Opens the camera a URI names.
+    /// Creates the backend.
+    public init() {}
+
+    /// Opens the pattern the URI names.
     public func open(_ uri: DeviceURI) throws -> any Device {
-        var rate: Double?
-        var width = 640, height = 480, frames = 300
-        var format = PixelFormat.yuyv
+        let options = try FileCameraOptions(uri, allowing: ["width", "height", "frames", "format"])
+        guard let kind = TestPattern.Kind(rawValue: uri.body) else {
+            throw DeviceError(.invalidURI, uri: uri.description, "no pattern '\(uri.body)'; the patterns are bars, gradient, checkers")
+        }
+        let pattern = TestPattern(kind: kind, width: options.width, height: options.height, format: options.format)
+        return FileCamera(source: .pattern(pattern, frames: options.frames), rate: options.rate ?? 30, uri: uri.description)
+    }
+
+    /// Opened by URI, not discovered.
+    public func discover() throws -> [DeviceInfo] { [] }
+}
+
+/// The query options of a file camera's URI: `rate` for all, and the keys in `allowing`; any other key is refused.
+struct FileCameraOptions {
+    var rate: Double?
+    var width = 640, height = 480, frames = 300
+    var format = PixelFormat.yuyv
+
+    init(_ uri: DeviceURI, allowing keys: Set<String>) throws(DeviceError) {
         for (key, value) in uri.query {
-            switch (scheme, key) {
-            case (_, "rate"):
+            guard key == "rate" || keys.contains(key) else { throw DeviceError(.invalidURI, uri: uri.description, "unknown option '\(key)'") }
+            switch key {
+            case "rate":
                 guard let number = Double(value), number > 0 else { throw DeviceError(.invalidURI, uri: uri.description, "rate=\(value): expected a positive number") }
                 rate = number
-            case ("pattern", "width"), ("pattern", "height"), ("pattern", "frames"):
-                guard let number = Int(value), number > 0, number <= 8192 else { throw DeviceError(.invalidURI, uri: uri.description, "\(key)=\(value): expected 1…8192") }
-                if key == "width" { width = number } else if key == "height" { height = number } else { frames = number }
-            case ("pattern", "format"):
+            case "format":
                 guard let value = PixelFormat(rawValue: value.uppercased()), !value.isCompressed else {
                     throw DeviceError(.invalidURI, uri: uri.description, "format=\(value): expected YUYV, NV12, GREY, RGB3 or BGR3")
                 }
                 format = value
             default:
-                throw DeviceError(.invalidURI, uri: uri.description, "unknown option '\(key)'")
+                guard let number = Int(value), number > 0, number <= 8192 else { throw DeviceError(.invalidURI, uri: uri.description, "\(key)=\(value): expected 1…8192") }
+                if key == "width" { width = number } else if key == "height" { height = number } else { frames = number }
             }
-        }
-        switch scheme {
-        case "images":
-            guard let files = FileCamera.imageFiles(in: uri.body) else {
-                throw DeviceError(.notFound, uri: uri.description, "no folder \(uri.body)")
-            }
-            guard !files.isEmpty else { throw DeviceError(.notFound, uri: uri.description, "no images in \(uri.body)") }
-            return FileCamera(source: .images(files), rate: rate ?? 30, uri: uri.description)
-        case "video":
-            guard FileManager.default.fileExists(atPath: uri.body) else { throw DeviceError(.notFound, uri: uri.description, "no file \(uri.body)") }
-            if rate == nil { rate = try VideoFile(path: uri.body, uri: uri.description).rate }
-            return FileCamera(source: .video(uri.body), rate: rate ?? 30, uri: uri.description)
-        default:
-            guard let kind = TestPattern.Kind(rawValue: uri.body) else {
-                throw DeviceError(.invalidURI, uri: uri.description, "no pattern '\(uri.body)'; the patterns are bars, gradient, checkers")
-            }
-            return FileCamera(
-                source: .pattern(TestPattern(kind: kind, width: width, height: height, format: format), frames: frames), rate: rate ?? 30, uri: uri.description)
         }
     }
-
-    /// File cameras are opened by URI, not discovered.
-    public func discover() throws -> [DeviceInfo] { [] }
 }

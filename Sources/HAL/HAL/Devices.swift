@@ -118,7 +118,7 @@ public protocol Speaker: Device {
 /// A speaker that plays in virtual time: its playback events follow from the requests and a latency model, not from a
 /// device, so a runner replaying a trace can tell it the time and collect its events in order.
 ///
-/// ``AppCore``'s runner does this for every virtual-time speaker: requests are made at the time of the input that
+/// `AppCore`'s runner does this for every virtual-time speaker: requests are made at the time of the input that
 /// caused them, and each event is handed back to the app at its own time, so a replay's log shows when each sound
 /// started, at any replay rate.
 public protocol VirtualTimeSpeaker: Speaker {

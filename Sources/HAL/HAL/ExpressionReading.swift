@@ -38,10 +38,10 @@ public struct FaceBox: Sendable, Hashable, Codable {
 
 /// A score between 0 and 1 for each of the seven ``Expression``s.
 public struct ExpressionScores: Sendable, Hashable {
-    /// The scores in ``Expression/allCases`` order.
+    /// The scores in `Expression.allCases` order.
     public private(set) var values: [Double]
 
-    /// Creates scores from one value per expression, in ``Expression/allCases`` order.
+    /// Creates scores from one value per expression, in `Expression.allCases` order.
     /// Returns `nil` unless there are exactly seven values.
     public init?(_ values: [Double]) {
         guard values.count == Expression.allCases.count else { return nil }

@@ -4,7 +4,7 @@
 /// The trace reader and writer, `hal replay`'s printer, the fault injector and the replayed devices all work through
 /// the description, so a kind registered with ``KindRegistry/register(_:)`` is recorded, replayed, printed and
 /// faulted with no switch elsewhere to edit. A user's kind is usually described with
-/// ``init(_:value:summary:units:fields:text:faults:)``, over a value type that conforms to ``KindValue``.
+/// ``init(_:value:summary:units:isOutput:fields:text:faults:attributes:)``, over a value type that conforms to ``KindValue``.
 public struct KindDescription: Sendable {
     /// The kind.
     public let kind: DeviceKind
@@ -165,7 +165,7 @@ public struct FieldCodec: Sendable {
     }
 }
 
-/// A value type's fields, for ``KindDescription/init(_:value:summary:units:isOutput:fields:text:faults:)``.
+/// A value type's fields, for ``KindDescription/init(_:value:summary:units:isOutput:fields:text:faults:attributes:)``.
 public struct ValueFields<Value: KindValue>: Sendable {
     /// The value's fields, in the order a container writes them. The timestamp is the record's own.
     public var encode: @Sendable (Value) -> [(name: String, value: FieldValue)]
@@ -189,7 +189,7 @@ public struct ValueFields<Value: KindValue>: Sendable {
     }
 }
 
-/// A value type's faults, for ``KindDescription/init(_:value:summary:units:isOutput:fields:text:faults:)``.
+/// A value type's faults, for ``KindDescription/init(_:value:summary:units:isOutput:fields:text:faults:attributes:)``.
 public struct ValueFaults<Value: KindValue>: Sendable {
     /// Whether `stuck` freezes the value (it keeps its own timestamp).
     public var freezes: Bool

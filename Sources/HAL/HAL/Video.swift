@@ -38,7 +38,7 @@ public enum VideoScreenOutput: Sendable, Hashable {
 /// A full-screen video player that plays in virtual time: what it shows follows from the requests and the video's
 /// frame rate, so a runner replaying a trace tells it the time and collects what it shows, in order.
 ///
-/// ``AppCore``'s runner drives it the way it drives a ``VirtualTimeSpeaker``: each request is made at the time of the
+/// `AppCore`'s runner drives it the way it drives a ``VirtualTimeSpeaker``: each request is made at the time of the
 /// input that caused it, and each frame and playback event is handed to the app at its own time. One video is open
 /// at a time; opening another closes the first.
 public protocol VideoScreen: Sendable {

@@ -9,16 +9,16 @@ import LibC
 /// no audio library, or the `Audio` module's `MeasuredPlayback`, which reads clip files, synthesises speech and
 /// measures loudness by EBU R 128.
 ///
-/// - Items queue: each starts when the one before ends, or after the ``HAL/SpeakerLatency`` delay if nothing is
+/// - Items queue: each starts when the one before ends, or after the `SpeakerLatency` delay if nothing is
 ///   playing (at once by default). Each `started` event says when the item was requested.
 /// - `pause` holds the item playing and everything after it; `resume` shifts them by the pause. A pause asked for
 ///   while the first item waits out the latency holds it too: it starts that much later. Pausing when nothing is
 ///   queued does nothing.
 /// - `stop` ends the current item now (`stopped`) and drops the items that had not started.
 /// - Events are delivered by a task sleeping on the injected clock, so with a `VirtualClock` they
-///   come out as the test advances it. As a ``HAL/PlaybackEventSource`` the speaker can be recorded
+///   come out as the test advances it. As a `PlaybackEventSource` the speaker can be recorded
 ///   into a trace's `speaker` channel; replaying that channel gives the same events.
-/// - As a ``HAL/VirtualTimeSpeaker`` a runner can drive it instead: once ``advance(to:)`` is called, the runner's
+/// - As a `VirtualTimeSpeaker` a runner can drive it instead: once ``advance(to:)`` is called, the runner's
 ///   times replace the clock and the events come back from that call, in order.
 public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, VirtualTimeSpeaker where C.Instant == Timestamp, C.Duration == Duration {
     /// One thing the speaker was asked to play.

@@ -1,6 +1,6 @@
 public import HAL
 
-/// A ``HAL/VideoScreen`` that shows videos in virtual time, at each video's frame rate: the screen a replay drives.
+/// A `VideoScreen` that shows videos in virtual time, at each video's frame rate: the screen a replay drives.
 ///
 /// Where the videos come from is a ``ScreenVideoSource``: ``ScriptedVideos`` here (videos of a stated length, in blank
 /// frames, needing no decoder), or the `FrameSources` module's video files, decoded by OpenCV (`VideoFileScreen`).
@@ -16,7 +16,7 @@ public import HAL
 /// requests at the same times give the same frames at the same times, so a replay's log does not depend on its rate.
 ///
 /// A frame the file can no longer give (the file was removed or damaged before a seek back) ends the video with
-/// ``HAL/VideoScreenOutput/failed(_:error:)``, naming the file; the end of the file is `finished`. A video that has
+/// `VideoScreenOutput.failed(_:error:)`, naming the file; the end of the file is `finished`. A video that has
 /// finished releases its file.
 public final class SimulatedScreen: VideoScreen {
     /// How long an opened video takes to show its first frame: the board's decoder start-up.
@@ -183,7 +183,7 @@ public protocol ScreenVideoSource: Sendable {
 }
 
 /// Videos given by their length alone, in blank frames: a ``ScreenVideoSource`` that needs no decoder. A clip whose
-/// path is not in the script cannot be opened (``HAL/DeviceError/Kind/notFound``), as a missing file cannot.
+/// path is not in the script cannot be opened (`DeviceError.Code.notFound`), as a missing file cannot.
 public struct ScriptedVideos: ScreenVideoSource {
     /// One scripted video.
     public struct Video: Sendable, Hashable {

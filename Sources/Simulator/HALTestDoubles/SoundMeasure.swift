@@ -34,7 +34,7 @@ public protocol SoundMeasure: Sendable {
 }
 
 extension SoundMeasure {
-    /// The loudness moved by the volume's gain, or silence where a shift would not be exact (``HAL/Loudness/isShiftable(by:)``).
+    /// The loudness moved by the volume's gain, or silence where a shift would not be exact (`Loudness.isShiftable(by:)`).
     public func loudness(of sound: MeasuredSound, atVolume volume: Double) -> Loudness {
         let gain = 20 * log10(volume)
         return sound.loudness.isShiftable(by: gain) ? sound.loudness.shifted(by: gain) : .silence

@@ -2,7 +2,7 @@ public import HAL
 
 /// A `Clock` whose time moves only when told to: the clock of a replay.
 ///
-/// Its instants are trace ``HAL/Timestamp``s. A replay advances it to each record's
+/// Its instants are trace `Timestamp`s. A replay advances it to each record's
 /// time before delivering the record, so app logic that takes a `Clock` injected
 /// sees trace time: a 1-hour trace replays in milliseconds with the same results.
 ///

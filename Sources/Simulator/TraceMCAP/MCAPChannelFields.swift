@@ -1,4 +1,4 @@
-public import TraceFormat
+import TraceFormat
 import HAL
 
 /// A trace channel's header fields as an MCAP channel's metadata: `index` (its place in the header, which the reader

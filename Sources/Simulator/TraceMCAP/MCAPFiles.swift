@@ -1,4 +1,4 @@
-public import TraceFormat
+import TraceFormat
 import MCAP
 import SystemPackage
 

@@ -1,4 +1,4 @@
-public import HAL
+import HAL
 public import MCAP
 public import TraceFormat
 

@@ -1,4 +1,4 @@
-public import TraceFormat
+import TraceFormat
 import HAL
 
 /// Turns a trace's records into MCAP messages in the trace's schemas (``TraceSchemas``), keeping every value

@@ -1,4 +1,4 @@
-public import TraceFormat
+import TraceFormat
 /// Protocol Buffers' binary wire format, for the trace's channels in MCAP: what the trace's schemas (`proto/`) need
 /// of it, and no more.
 ///

@@ -99,7 +99,7 @@ struct CameraCommand: AsyncParsableCommand {
             let camera = try makeDeviceFactory().open(uri, as: (any Camera).self)
             var channel = TraceChannel(id: "camera", device: camera.info)
             channel.units = nil
-            let writer = try TraceFiles.makeWriter(path: out, header: TraceHeader(channels: [channel], metadata: ["recorded-by": "hal camera record"]))
+            let writer = try TraceFiles.makeWriter(path: out, header: TraceHeader(channels: [channel], metadata: ["recorded-by": "\(HALCommandLine.toolName) camera record"]))
             var count = 0
             for try await frame in camera.readings(buffering: .unbounded) {
                 var stored = frame

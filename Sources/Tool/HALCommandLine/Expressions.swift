@@ -57,7 +57,7 @@ struct Expressions: AsyncParsableCommand {
         out.flush()
         if let record {
             let channel = TraceChannel(id: "face", kind: .expression, source: "expressions:\(inputs.joined(separator: ","))", name: "fer mini-Xception", backend: "opencv")
-            let writer = try TraceFiles.makeWriter(path: record, header: TraceHeader(channels: [channel], metadata: ["recorded-by": "hal expressions"]), durability: .buffered)
+            let writer = try TraceFiles.makeWriter(path: record, header: TraceHeader(channels: [channel], metadata: ["recorded-by": "\(HALCommandLine.toolName) expressions"]), durability: .buffered)
             for reading in readings { try writer.write(reading, channel: "face") }
             try writer.close()
             printError("wrote \(readings.count) readings to \(record)")

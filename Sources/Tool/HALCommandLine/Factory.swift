@@ -11,7 +11,7 @@ import Replay
 import Synthesis
 import TraceFormat
 
-/// The device factory with every backend the tool links.
+/// The device factory with every backend the tool links, and those `HALCommandLine.main` was handed.
 func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
     var factory = DeviceFactory(backends: [
         TraceBackend(searchFolders: searchFolders),
@@ -21,14 +21,15 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
         NMEABackend(),
         GPSDBackend(),
         V4L2Backend(),
-        FileCameraBackend(scheme: "images"),
-        FileCameraBackend(scheme: "video"),
-        FileCameraBackend(scheme: "pattern"),
-        AudioBackend(scheme: "alsa"),
-        AudioBackend(scheme: "wav"),
-        AudioBackend(scheme: "capture"),
+        ImagesCameraBackend(),
+        VideoCameraBackend(),
+        PatternCameraBackend(),
+        ALSASpeakerBackend(),
+        WAVSpeakerBackend(),
+        CaptureSpeakerBackend(),
     ])
     let cameras = factory
     factory.register(ExpressionBackend { uri in (try cameras.open(uri, as: (any Camera).self), frameFolder(uri)) })
+    for backend in HALCommandLine.settings.withLock({ $0.backends }) { factory.register(backend) }
     return factory
 }

@@ -1,38 +1,65 @@
 import ArgumentParser
 public import AppCore
-import HAL
+public import HAL
 import Session
 import TraceFormat
 import TraceMCAP
 
-/// The `hal` command line, as a library: a project builds its own `hal`-compatible tool that knows its own apps
-/// with a `main.swift` of one line,
+/// The `hal` command line, as a library: a project builds its own `hal`-compatible tool that knows its own apps,
+/// kinds and device backends with a `main.swift` of one line,
 ///
 /// ```swift
-/// await HALCommandLine.main(apps: [GreenhouseMonitor.self])
+/// await HALCommandLine.main(toolName: "greenhouse", apps: [GreenhouseMonitor.self], kinds: [SoilMoistureSample.kind])
 /// ```
 ///
-/// and gets `run`, `replay`, `info`, `record` and every other subcommand as `hal` has them.
+/// and gets `run`, `replay`, `info`, `record` and every other subcommand as `hal` has them, under its own name in
+/// help, usage and messages.
 public enum HALCommandLine {
-    /// Parses the process's arguments (or `arguments`) and runs the subcommand, with `apps` as the apps that
-    /// `run` and scenario files know. Exits the process when done, with the command's exit code.
-    public static func main(apps: [any RunnableApp.Type], arguments: [String]? = nil) async {
-        catalog.withLock { $0 = AppCatalog(apps) }
+    /// Parses the process's arguments (or `arguments`) and runs the subcommand, and exits the process with the
+    /// command's exit code.
+    ///
+    /// - Parameters:
+    ///   - toolName: the command's name in help, usage lines and messages.
+    ///   - apps: the apps that `run` and scenario files know.
+    ///   - kinds: device kinds to register (``HAL/KindRegistry``) before anything is read.
+    ///   - backends: device backends for URIs, besides the built-in ones; one with a built-in scheme replaces it.
+    public static func main(
+        toolName: String = "hal", apps: [any RunnableApp.Type], kinds: [KindDescription] = [],
+        backends: [any DeviceBackend] = [], arguments: [String]? = nil
+    ) async {
+        settings.withLock { $0 = Settings(toolName: toolName, catalog: AppCatalog(apps), backends: backends) }
+        for kind in kinds { KindRegistry.register(kind) }
         TraceContainers.register(MCAPTraceContainer())
         await HALTool.main(arguments)
     }
 
+    /// What `main` was handed.
+    struct Settings {
+        var toolName = "hal"
+        var catalog = AppCatalog([])
+        var backends: [any DeviceBackend] = []
+    }
+
+    static let settings = Locked(Settings())
+
     /// The apps of this command line.
-    static let catalog = Locked(AppCatalog([]))
+    static var catalog: AppCatalog { settings.withLock { $0.catalog } }
+
+    /// The command's name, as `main` was given it.
+    static var toolName: String { settings.withLock { $0.toolName } }
 }
 
 /// The `hal` command: inspect, replay, record and simulate sensor traces.
 struct HALTool: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "hal",
-        abstract: "Sensor HAL and simulator: inspect, replay, record and simulate device traces.",
-        subcommands: [Info.self, Convert.self, Plot.self, ReplayCommand.self, Run.self, TestCommand.self, CameraCommand.self, Expressions.self, RecordCommand.self, Devices.self, MotionCommand.self, GPSCommand.self, InputCommand.self, Say.self, Play.self, AudioCommand.self]
-    )
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: HALCommandLine.toolName,
+            abstract: "Sensor HAL and simulator: inspect, replay, record and simulate device traces.",
+            subcommands: [
+                Info.self, Convert.self, Plot.self, ReplayCommand.self, Run.self, TestCommand.self, CameraCommand.self, Expressions.self,
+                RecordCommand.self, Devices.self, MotionCommand.self, GPSCommand.self, InputCommand.self, Say.self, Play.self, AudioCommand.self,
+            ])
+    }
 }
 
 /// The trace `hal replay` plays when none is named: the shipped look-around.

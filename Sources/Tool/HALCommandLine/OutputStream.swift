@@ -40,3 +40,8 @@ private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
         }
     }
 }
+
+/// `count` and `noun`, with an `s` unless the count is one: "1 scenario", "3 scenarios".
+func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+}

@@ -47,7 +47,7 @@ struct RecordCommand: AsyncParsableCommand {
                 reopen: { try factory.open(uri, as: (any ReadingSource).self) }))
         }
         let recorder = try TraceRecorder(
-            path: out, sources: sources, metadata: ["recorded-by": "hal record"],
+            path: out, sources: sources, metadata: ["recorded-by": "\(HALCommandLine.toolName) record"],
             reconnect: reconnect.map { .every($0) } ?? .never, onInterruption: Self.report)
         let started = ContinuousClock.now
         let recording = Task { try await recorder.run() }

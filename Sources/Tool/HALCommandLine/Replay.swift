@@ -49,7 +49,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if let truncation = trace.truncation { printError("warning: \(truncation)") }
         if jsonl, trace.records.contains(where: { if case .frame(let frame) = $0.reading, case .bytes = frame.storage { true } else { false } }) {
             // JSON Lines name a frame's file; the frames of an MCAP file (a trace or a ROS 2 recording) are in memory.
-            throw ValidationError("\(self.trace)'s frames are in memory, not in files: `hal convert` it to JSON Lines first, which saves them beside the trace")
+            throw ValidationError("\(self.trace)'s frames are in memory, not in files: `\(HALCommandLine.toolName) convert` it to JSON Lines first, which saves them beside the trace")
         }
         var options = ReplayOptions(
             startOffset: .zero, loops: loop == 0 ? nil : loop,

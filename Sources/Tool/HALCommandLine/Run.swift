@@ -8,7 +8,7 @@ import Replay
 import Synthesis
 import TraceFormat
 
-/// `hal run APP [SCENARIO]`: runs an app's logic against a QA scenario, traces, or live devices.
+/// `hal run APP [SCENARIO]` or `hal run SCENARIO`: runs an app's logic against a QA scenario, traces, or live devices.
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run an app against a scenario, traces or live devices, printing its event log.",
@@ -17,11 +17,16 @@ struct Run: AsyncParsableCommand {
             virtual clock, so the log is the same at any --rate. --check exits 1 with a report when an expectation fails.
             """)
 
-    @Argument(help: ArgumentHelp("The app: \(HALCommandLine.catalog.withLock { $0.names }.joined(separator: ", ")).", valueName: "app"))
+    @Argument(help: ArgumentHelp(
+        "The app (\(HALCommandLine.catalog.names.joined(separator: ", "))), or a scenario file (.run.json), whose app runs.",
+        valueName: "app|scenario"))
     var app: String
 
     @Argument(help: "A scenario file (.run.json) with the config, inputs, commands and expectations.")
     var scenario: String?
+
+    /// Whether `argument` names a scenario file rather than an app.
+    static func isScenario(_ argument: String) -> Bool { argument.hasSuffix(".run.json") }
 
     @Option(help: "The app's config file (instead of a scenario's).")
     var config: String?
@@ -58,15 +63,20 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var search: SearchOptions
 
-    func validate() throws {
-        let catalog = HALCommandLine.catalog.withLock { $0 }
+    mutating func validate() throws {
+        let catalog = HALCommandLine.catalog
+        if Self.isScenario(app) {
+            guard scenario == nil else { throw ValidationError("give an app and a scenario, or a scenario alone, not two scenarios") }
+            scenario = app
+            app = try Scenario(path: app).file.app
+        }
         let known = try? catalog.app(named: app)
         guard let known else { throw ValidationError("no app '\(app)'; the apps are \(catalog.names.joined(separator: ", "))") }
         if scenario == nil, config == nil, known.defaultScenario == nil { throw ValidationError("\(app) ships no scenario; name one, or give --config") }
         if scenario != nil, config != nil { throw ValidationError("give a scenario or --config, not both") }
         if config != nil, inputs.isEmpty, devices.isEmpty { throw ValidationError("--config needs --input or --device") }
         if !devices.isEmpty, !inputs.isEmpty || scenario != nil { throw ValidationError("--device runs live; it does not mix with inputs or a scenario") }
-        if !devices.isEmpty, record != nil { throw ValidationError("--record is for replays; record live devices with hal record") }
+        if !devices.isEmpty, record != nil { throw ValidationError("--record is for replays; record live devices with \(HALCommandLine.toolName) record") }
         if !devices.isEmpty, faults != nil { throw ValidationError("--faults is for replays; live devices bring their own") }
         if rate != nil, realtime { throw ValidationError("--rate and --realtime are exclusive") }
         if let rate, !(rate > 0) { throw ValidationError("--rate takes a positive number") }
@@ -77,7 +87,7 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let catalog = HALCommandLine.catalog.withLock { $0 }
+        let catalog = HALCommandLine.catalog
         let factory = makeDeviceFactory(searchFolders: search.folders)
         let speaker = try speaker.map { try factory.open($0, as: (any Speaker).self) }
         let storage = storage.map { FolderAppStorage(path: $0) }
@@ -104,7 +114,7 @@ struct Run: AsyncParsableCommand {
         } else {
             let scenario = try Scenario(path: scenario ?? catalog.app(named: app).defaultScenario!)
             guard scenario.file.app == app else {
-                throw ScriptError(file: scenario.path, "app: '\(scenario.file.app)', but this is `hal run \(app)`")
+                throw ScriptError(file: scenario.path, "app: '\(scenario.file.app)', but this is `\(HALCommandLine.toolName) run \(app)`")
             }
             result = try await scenario.run(
                 catalog: catalog, speaker: speaker, outputs: .devices, storage: storage, pacing: pacing, faults: plan, records: record != nil

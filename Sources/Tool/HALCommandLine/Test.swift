@@ -45,14 +45,14 @@ struct TestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let catalog = HALCommandLine.catalog.withLock { $0 }
+        let catalog = HALCommandLine.catalog
         var scenarios = try ScenarioDiscovery.scenarios(under: paths)
         let part = try shard.flatMap(Shard.init) ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment)
         if let part { scenarios = part.select(scenarios) }
         let options = ScenarioSuite.Options(
             jobs: jobs, updateGolden: updateGolden, verifyDeterminism: verifyDeterminism, outputs: .devices)
         let suite = ScenarioSuite(scenarios: scenarios, catalog: catalog, options: options)
-        printError("hal test: \(scenarios.count) scenarios\(part.map { " (shard \($0))" } ?? ""), \(jobs) at a time")
+        printError("\(HALCommandLine.toolName) test: \(counted(scenarios.count, "scenario"))\(part.map { " (shard \($0))" } ?? ""), \(jobs) at a time")
         let progress = ProgressLine(interactive: isatty(STDERR_FILENO) == 1)
         let running = Task { () async throws -> SuiteReport in await suite.run { result, counts in progress.show(result, counts) } }
         let stop = StopConditions(cancelling: running, after: nil)
@@ -63,10 +63,10 @@ struct TestCommand: AsyncParsableCommand {
         for result in report.results where result.golden == .updated || result.golden == .created {
             printLine("golden: \(result.golden == .created ? "wrote" : "updated") \(ScenarioResult.goldenPath(of: result.path))")
         }
-        if let junit { try Data(report.junitXML().utf8).write(to: URL(fileURLWithPath: junit)) }
+        if let junit { try Data(report.junitXML(suiteName: "\(HALCommandLine.toolName) test").utf8).write(to: URL(fileURLWithPath: junit)) }
         if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
-        if report.interrupted { printLine("interrupted: \(report.results.count) of \(scenarios.count) scenarios finished") }
-        printLine(String(format: "ran %d scenarios in %.1f s", report.results.count, report.seconds))
+        if report.interrupted { printLine("interrupted: \(report.results.count) of \(counted(scenarios.count, "scenario")) finished") }
+        printLine("ran \(counted(report.results.count, "scenario")) in \(String(format: "%.1f", report.seconds)) s")
         printLine(report.summary)
         if report.interrupted { throw ExitCode(130) }
         if report.failed > 0 { throw ExitCode(1) }

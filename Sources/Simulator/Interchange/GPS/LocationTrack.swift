@@ -1,7 +1,7 @@
 public import TraceFormat
 public import HAL
 public import NMEA
-public import Foundation
+import Foundation
 
 /// The location channel of a trace, for the GPS formats and tools.
 public struct LocationTrack: Sendable {

@@ -1,4 +1,4 @@
-public import HAL
+import HAL
 
 /// A trace file format besides JSON Lines, plugged in by registration, as kinds are: the JSON Lines format needs no
 /// C library, and a container that does (MCAP, with its compression libraries) is registered by the program that
