@@ -229,6 +229,7 @@ targets += [
     .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"]),
     .testTarget(name: "MCAPTests", dependencies: ["MCAP", "TestSupport"], exclude: ["Fixtures"]),
     .testTarget(name: "HALTests", dependencies: ["HAL", "HALTestDoubles", "TestSupport"], exclude: ["Fixtures"]),
+    .testTarget(name: "HALTestDoublesTests", dependencies: ["HAL", "HALTestDoubles"]),
     .testTarget(
         name: "SimulationTests",
         dependencies: ["HAL", "TraceFormat", "TraceMCAP", "MCAP", "Replay", "Synthesis", "Interchange", "HALTestDoubles", "TestSupport"],

@@ -8,6 +8,7 @@ import Replay
 import Synthesis
 import TraceFormat
 import Testing
+import TestSupport
 
 /// A speaker that fails on its second request, as a device gone mid-session does.
 final class FailingSpeaker: Speaker, @unchecked Sendable {
@@ -160,14 +161,19 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         let (gps, feed) = AsyncThrowingStream.makeStream(of: Reading.self)
         let inputs = LiveInputs.merge([("gps", gps)], clock: clock, tick: Duration.milliseconds(500))
         let map = CampusMap(places: ["p": CampusPlace(name: "P", lat: 49, lon: -123)], route: ["p"])
+        let acquired = Locked(false)
         let run = Task {
             var runner = AppRunner(logic: try CampusExplorer(map: map))
             try await runner.run(inputs, start: at(100)) { batch in
+                if batch.contains(where: { $0.name == "gps.acquired" }) { acquired.withLock { $0 = true } }
                 if let lost = batch.first(where: { $0.name == "gps.lost" }) { throw Lost(time: lost.timestamp) }
             }
         }
         feed.yield(.location(LocationFix(
             timestamp: at(100), mode: .threeDimensional, coordinate: GeoCoordinate(latitude: 49.001, longitude: -123), horizontalAccuracy: 3)))
+        // The app has the fix before the clock moves: a tick handled first would start the fix's deadline later.
+        let handled = try await waitUntil { acquired.withLock { $0 } }
+        try #require(handled)
         // Only the clock moves from here, half a second at a time once the ticker sleeps on it.
         var spins = 0
         while clock.now < at(110), spins < 1_000_000 {

@@ -43,6 +43,20 @@ import TraceFormat
         }
     }
 
+    @Test func aResultSummarisesItselfInAFewLines() async throws {
+        let header = TraceHeader(channels: [TraceChannel(id: "k", kind: .keys, source: "test:k")])
+        let trace = Trace(header: header, records: (0..<40).map {
+            TraceRecord(channel: 0, reading: .key(KeyEvent(timestamp: Timestamp(nanoseconds: Int64($0) * 1_000_000), code: 1, state: .press)))
+        })
+        let result = try await AppSession(Echo(), inputs: trace, expectations: [EventExpectation(event: "reading"), EventExpectation(event: "command")]).run()
+        let summary = "\(result)"
+        #expect(summary.hasPrefix("echo: 40 events, 1 of 2 expectations hold\n"), "\(summary)")
+        #expect(summary.contains("\n  FAIL command"), "\(summary)")
+        // The count, the failure, the heading and the last five events: not forty.
+        #expect(summary.split(separator: "\n").count == 8, "\(summary)")
+        #expect(summary.hasSuffix("0.039 reading channel=k"), "\(summary)")
+    }
+
     @Test func inputsMergeByTimeThenChannelOrderWithCommandsFirstAtATie() async throws {
         func key(_ t: Int64, _ code: Int) -> KeyEvent { KeyEvent(timestamp: Timestamp(nanoseconds: t), code: code, state: .press) }
         let header = TraceHeader(channels: [
@@ -90,8 +104,8 @@ import TraceFormat
         }
         #expect(storage.contents.keys.sorted() == ["entries.json", "entry-1.png", "entry-2.png", "entry-3.png", "entry-4.png"])
         let folder = FolderAppStorage(path: try makeScratchFolder() + "/store")
-        #expect(throws: ScriptError.self) { try folder.write(.bytes([1]), as: "../escape") }
-        #expect(throws: ScriptError.self) { try folder.write(.bytes([1]), as: "a/b") }
+        #expect(throws: AppStorageError.self) { try folder.write(.bytes([1]), as: "../escape") }
+        #expect(throws: AppStorageError.self) { try folder.write(.bytes([1]), as: "a/b") }
         try folder.write(.bytes([1, 2]), as: "ok")
         #expect(try folder.read("ok") == [1, 2] && folder.read("missing") == nil)
     }

@@ -74,3 +74,14 @@ extension ValueTypeTests {
         #expect(UTCTime.parse("2026-11-21T12:00:00Z") != nil)
     }
 }
+
+@Suite struct AppEventValueLiteralTests {
+    @Test func attributesAreWrittenAsLiterals() {
+        let attributes: [String: AppEventValue] = ["prompt": "Which face?", "question": 2, "seconds": 35.1, "on": true]
+        #expect(attributes["prompt"] == .string("Which face?"))
+        #expect(attributes["question"] == .int(2))
+        #expect(attributes["seconds"] == .double(35.1))
+        #expect(attributes["on"] == .bool(true))
+        #expect(attributes["question"] != .double(2))
+    }
+}

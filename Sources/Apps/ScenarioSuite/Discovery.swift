@@ -11,18 +11,35 @@ public enum ScenarioDiscovery {
         for path in paths {
             var isFolder: ObjCBool = false
             guard files.fileExists(atPath: path, isDirectory: &isFolder) else {
-                throw ScriptError(file: path, "no such file or folder")
+                throw ScenarioDiscoveryError(path: path, "no such file or folder")
             }
             guard isFolder.boolValue else {
                 found.insert(path)
                 continue
             }
             let root = path.hasSuffix("/") ? String(path.dropLast()) : path
-            guard let walker = files.enumerator(atPath: root) else { throw ScriptError(file: path, "cannot list the folder") }
+            guard let walker = files.enumerator(atPath: root) else { throw ScenarioDiscoveryError(path: path, "cannot list the folder") }
             for case let relative as String in walker where relative.hasSuffix(".run.json") {
                 found.insert(root + "/" + relative)
             }
         }
         return found.sorted()
     }
+}
+
+/// A path given to scenario discovery that cannot be searched: the path and why.
+public struct ScenarioDiscoveryError: Error, Sendable, CustomStringConvertible {
+    /// The path.
+    public var path: String
+    /// Why it cannot be searched.
+    public var message: String
+
+    /// Creates an error.
+    public init(path: String, _ message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    /// `path: message`.
+    public var description: String { "\(path): \(message)" }
 }

@@ -1,4 +1,3 @@
-import HALTestDoubles
 public import AppCore
 import Foundation
 public import HAL
@@ -131,7 +130,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         emit(await runner.start(at: start))
         let channels = inputs.header.channels.map(\.id)
         var next = 0
-        try await replay.run(pacingClock: pacingClock, clock: VirtualClock(start: start)) { record, arrival in
+        try await replay.run(pacingClock: pacingClock) { record, arrival in
             while next < scripted.count, scripted[next].timestamp <= arrival {
                 await feed(scripted[next], arrival: scripted[next].timestamp)
                 next += 1
@@ -186,7 +185,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         let appChannel = channels.count - 1
         var records = try inputs.records.map { record -> TraceRecord in
             guard case .frame(var frame) = record.reading, case .file(let path) = frame.storage else { return record }
-            guard let data = FileManager.default.contents(atPath: path) else { throw ScriptError(file: path, "cannot read the frame file") }
+            guard let data = FileManager.default.contents(atPath: path) else { throw TraceError(.io, file: path, line: 0, "cannot read the frame file") }
             frame.storage = .bytes([UInt8](data))
             return TraceRecord(channel: record.channel, reading: .frame(frame))
         }

@@ -16,7 +16,7 @@ public struct FolderAppStorage: AppStorage {
     public func read(_ name: String) throws -> [UInt8]? {
         let file = try location(of: name)
         guard FileManager.default.fileExists(atPath: file) else { return nil }
-        guard let data = FileManager.default.contents(atPath: file) else { throw ScriptError(file: file, "cannot read the stored file") }
+        guard let data = FileManager.default.contents(atPath: file) else { throw AppStorageError(file: file, "cannot read the stored file") }
         return [UInt8](data)
     }
 
@@ -31,20 +31,20 @@ public struct FolderAppStorage: AppStorage {
         do {
             try data.write(to: URL(fileURLWithPath: file), options: .atomic)
         } catch {
-            throw ScriptError(file: file, "cannot write the stored file: \(error.localizedDescription)")
+            throw AppStorageError(file: file, "cannot write the stored file: \(error.localizedDescription)")
         }
     }
 
     /// A file an app asks to store a copy of.
     static func readFile(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ScriptError(file: path, "cannot read the file to store") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw AppStorageError(file: path, "cannot read the file to store") }
         return [UInt8](data)
     }
 
     /// A name is one path component: an app cannot write outside its folder.
     private func location(of name: String) throws -> String {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
-            throw ScriptError(file: path, "'\(name)' is not a file name of the app's storage")
+            throw AppStorageError(file: path, "'\(name)' is not a file name of the app's storage")
         }
         return path + "/" + name
     }
@@ -55,4 +55,21 @@ extension InMemoryAppStorage {
     public static func forReplay() -> InMemoryAppStorage {
         InMemoryAppStorage(readFile: FolderAppStorage.readFile)
     }
+}
+
+/// A folder storage that cannot read or write one of its files: the file and what went wrong.
+public struct AppStorageError: Error, Sendable, CustomStringConvertible {
+    /// The file.
+    public var file: String
+    /// What went wrong.
+    public var message: String
+
+    /// Creates an error.
+    public init(file: String, _ message: String) {
+        self.file = file
+        self.message = message
+    }
+
+    /// `file: message`.
+    public var description: String { "\(file): \(message)" }
 }

@@ -20,7 +20,7 @@ public struct AppCatalog: Sendable {
     /// The app called `name`, or an error listing the apps.
     public func app(named name: String) throws(ScriptError) -> any RunnableApp.Type {
         guard let app = apps.first(where: { $0.name == name }) else {
-            throw ScriptError(file: nil, "no app '\(name)'; the apps are \(names.joined(separator: ", "))")
+            throw ScriptError.located(file: nil, "no app '\(name)'; the apps are \(names.joined(separator: ", "))")
         }
         return app
     }
@@ -31,7 +31,7 @@ public struct AppCatalog: Sendable {
         do {
             return try app.load(config: ConfigFiles(path: path))
         } catch let error as AppConfigError {
-            throw ScriptError(file: path, error.description)
+            throw ScriptError.located(file: path, error.description)
         }
     }
 }
@@ -59,7 +59,7 @@ public struct Scenario: Sendable {
     /// Reads and checks a scenario file. Errors name the file, and the line or field.
     public init(path: String) throws {
         let file: AppScenario = try ScriptFile.decode(path: path)
-        do { try file.validate() } catch { throw ScriptError(file: path, error.description) }
+        do { try file.validate() } catch { throw ScriptError.located(file: path, error.description) }
         self.path = path
         self.file = file
     }
@@ -93,7 +93,7 @@ public struct Scenario: Sendable {
             do {
                 return try await session.run(onEvents: onEvents)
             } catch let error as AppConfigError {
-                throw ScriptError(file: path, error.description)
+                throw ScriptError.located(file: path, error.description)
             }
         }
         return try await run(logic)

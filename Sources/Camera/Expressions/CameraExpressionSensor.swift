@@ -1,5 +1,5 @@
 public import HAL
-public import FrameSources
+import FrameSources
 
 /// The facial-expression input: a camera's frames through an ``ExpressionClassifier``, a reading per face of
 /// each frame (in rank order, with a ``FaceTracker``'s ids that stay with a face across frames) or one no-face

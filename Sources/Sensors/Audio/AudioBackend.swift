@@ -1,5 +1,5 @@
 public import HAL
-public import HALTestDoubles
+import HALTestDoubles
 
 /// Opens `alsa:NAME` speakers: an ALSA PCM such as `default` or `hw:1,0`, with `?latency=SECONDS` (0.1 by default).
 /// Events are stamped on `CLOCK_MONOTONIC`.

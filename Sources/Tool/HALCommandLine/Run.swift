@@ -114,7 +114,7 @@ struct Run: AsyncParsableCommand {
         } else {
             let scenario = try Scenario(path: scenario ?? catalog.app(named: app).defaultScenario!)
             guard scenario.file.app == app else {
-                throw ScriptError(file: scenario.path, "app: '\(scenario.file.app)', but this is `\(HALCommandLine.toolName) run \(app)`")
+                throw ScriptError.located(file: scenario.path, "app: '\(scenario.file.app)', but this is `\(HALCommandLine.toolName) run \(app)`")
             }
             result = try await scenario.run(
                 catalog: catalog, speaker: speaker, outputs: .devices, storage: storage, pacing: pacing, faults: plan, records: record != nil

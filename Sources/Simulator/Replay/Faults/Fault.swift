@@ -174,7 +174,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
     /// Checks every fault, naming the first bad one.
     public func validate(file: String? = nil) throws {
         for (index, fault) in faults.enumerated() {
-            if let problem = fault.problem() { throw ScriptError(file: file, "faults[\(index)]: \(problem)") }
+            if let problem = fault.problem() { throw ScriptError.located(file: file, "faults[\(index)]: \(problem)") }
         }
     }
 }

@@ -45,14 +45,7 @@ public struct TraceReplay: Sendable {
         self.trace = trace
         self.options = options
         let included = trace.header.channels.map { options.channels?.contains($0.id) ?? true }
-        let origin = trace.start ?? .zero
-        let from = origin.advanced(by: options.startOffset)
-        var selected: [(record: TraceRecord, line: Int)] = []
-        for (line, record) in trace.records.enumerated() where included[record.channel] && record.timestamp >= from {
-            selected.append((record, line))
-        }
-        selected.sort { ($0.record.timestamp, $0.record.channel, $0.line) < ($1.record.timestamp, $1.record.channel, $1.line) }
-        let ordered = selected.map(\.record)
+        let ordered = Self.ordered(trace, included: included, from: (trace.start ?? .zero).advanced(by: options.startOffset))
         if let plan = options.faults {
             let deliveries = FaultInjector(plan: plan, header: trace.header).deliveries(of: ordered)
             pass = deliveries.map(\.record)
@@ -68,6 +61,22 @@ public struct TraceReplay: Sendable {
         } else {
             loopPeriod = gap
         }
+    }
+
+    /// The records of the included channels from `from` on, by timestamp, then channel, then place in the file.
+    /// A whole trace already in that order (as the trace writer keeps it) is the trace's own array, not a copy.
+    static func ordered(_ trace: Trace, included: [Bool], from: Timestamp) -> [TraceRecord] {
+        let records = trace.records
+        let whole = !included.contains(false) && (records.first.map { $0.timestamp >= from } ?? true)
+        if whole && zip(records, records.dropFirst()).allSatisfy({ ($0.timestamp, $0.channel) <= ($1.timestamp, $1.channel) }) {
+            return records
+        }
+        var selected: [(record: TraceRecord, line: Int)] = []
+        for (line, record) in records.enumerated() where included[record.channel] && record.timestamp >= from {
+            selected.append((record, line))
+        }
+        selected.sort { ($0.record.timestamp, $0.record.channel, $0.line) < ($1.record.timestamp, $1.record.channel, $1.line) }
+        return selected.map(\.record)
     }
 
     /// The time of the first record delivered.

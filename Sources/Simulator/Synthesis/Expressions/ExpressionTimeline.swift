@@ -54,24 +54,24 @@ public struct ExpressionTimeline: Sendable, Hashable, Codable {
 
     /// Checks the numbers, naming the field.
     public func validate(file: String? = nil) throws {
-        guard rate > 0, rate <= 1000 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 1000 Hz") }
-        guard duration > 0, duration <= 86_400 else { throw ScriptError(file: file, "duration: \(duration) is not within 0 to 86400 s") }
+        guard rate > 0, rate <= 1000 else { throw ScriptError.located(file: file, "rate: \(rate) is not within 0 to 1000 Hz") }
+        guard duration > 0, duration <= 86_400 else { throw ScriptError.located(file: file, "duration: \(duration) is not within 0 to 86400 s") }
         try ScriptFile.checkRecordCount(duration * rate, file: file)
         if let face, face.count != 4 || face[2] <= 0 || face[3] <= 0 {
-            throw ScriptError(file: file, "face: expected [x, y, width, height] with a positive size")
+            throw ScriptError.located(file: file, "face: expected [x, y, width, height] with a positive size")
         }
-        if let jitter, !(0...1).contains(jitter) { throw ScriptError(file: file, "jitter: \(jitter) is not within 0 to 1") }
+        if let jitter, !(0...1).contains(jitter) { throw ScriptError.located(file: file, "jitter: \(jitter) is not within 0 to 1") }
         for (index, segment) in segments.enumerated() {
             let field = "segments[\(index)]"
-            guard segment.from >= 0, segment.to > segment.from else { throw ScriptError(file: file, "\(field): expected 0 ≤ from < to") }
+            guard segment.from >= 0, segment.to > segment.from else { throw ScriptError.located(file: file, "\(field): expected 0 ≤ from < to") }
             if segment.noFace == true || segment.noReading == true {
                 if segment.expression != nil || (segment.noFace == true && segment.noReading == true) {
-                    throw ScriptError(file: file, "\(field): noFace, noReading and expression are exclusive")
+                    throw ScriptError.located(file: file, "\(field): noFace, noReading and expression are exclusive")
                 }
             } else {
-                guard segment.expression != nil else { throw ScriptError(file: file, "\(field).expression: missing (or set noFace or noReading)") }
+                guard segment.expression != nil else { throw ScriptError.located(file: file, "\(field).expression: missing (or set noFace or noReading)") }
                 guard let score = segment.score, (0...1).contains(score) else {
-                    throw ScriptError(file: file, "\(field).score: expected a number within 0 to 1")
+                    throw ScriptError.located(file: file, "\(field).score: expected a number within 0 to 1")
                 }
             }
         }

@@ -220,60 +220,60 @@ public struct MotionScript: Sendable, Hashable, Codable {
 
     /// Checks the script's numbers.
     public func validate(file: String? = nil) throws {
-        guard rate > 0, rate <= 10_000 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 10000 Hz") }
+        guard rate > 0, rate <= 10_000 else { throw ScriptError.located(file: file, "rate: \(rate) is not within 0 to 10000 Hz") }
         var ids: Set<String> = ["gyro", "accel", "mag", "touch", "truth"]
         for (index, channel) in (environment ?? []).enumerated() {
             let place = "environment[\(index)]"
             guard TraceChannel.isValidID(channel.id), ids.insert(channel.id).inserted else {
-                throw ScriptError(file: file, "\(place).id: '\(channel.id)' is not a valid channel id, or is taken")
+                throw ScriptError.located(file: file, "\(place).id: '\(channel.id)' is not a valid channel id, or is taken")
             }
             guard let kind = DeviceKind(rawValue: channel.kind), ObjectIdentifier(kind.readingType) == ObjectIdentifier(ScalarSample.self) else {
                 let scalars = DeviceKind.allCases.filter { ObjectIdentifier($0.readingType) == ObjectIdentifier(ScalarSample.self) }.map(\.rawValue)
-                throw ScriptError(file: file, "\(place).kind: '\(channel.kind)' is not one of \(scalars.joined(separator: ", "))")
+                throw ScriptError.located(file: file, "\(place).kind: '\(channel.kind)' is not one of \(scalars.joined(separator: ", "))")
             }
             guard channel.rate > 0, channel.rate <= 10_000 else {
-                throw ScriptError(file: file, "\(place).rate: \(channel.rate) is not within 0 to 10000 Hz")
+                throw ScriptError.located(file: file, "\(place).rate: \(channel.rate) is not within 0 to 10000 Hz")
             }
             let numbers = [channel.value, channel.drift ?? 0, channel.noise ?? 0] + (channel.steps ?? []).flatMap { [$0.at, $0.by] }
             guard numbers.allSatisfy(\.isFinite), (channel.noise ?? 0) >= 0, (channel.steps ?? []).allSatisfy({ $0.at >= 0 }) else {
-                throw ScriptError(file: file, "\(place): value, drift, noise (0 or more) and steps (at 0 s or later) are finite numbers")
+                throw ScriptError.located(file: file, "\(place): value, drift, noise (0 or more) and steps (at 0 s or later) are finite numbers")
             }
         }
         if let field = magneticField, !(field.strength > 0 && abs(field.dip) <= 90) {
-            throw ScriptError(file: file, "magneticField: strength must be positive and dip within -90...90")
+            throw ScriptError.located(file: file, "magneticField: strength must be positive and dip within -90...90")
         }
         if let preset = noise?.preset, IMUNoisePreset.named[preset] == nil {
-            throw ScriptError(file: file, "noise.preset: '\(preset)' is not one of \(IMUNoisePreset.named.keys.sorted().joined(separator: ", "))")
+            throw ScriptError.located(file: file, "noise.preset: '\(preset)' is not one of \(IMUNoisePreset.named.keys.sorted().joined(separator: ", "))")
         }
         for (index, step) in steps.enumerated() {
             let place = "steps[\(index)]"
             switch step {
             case .hold(let seconds):
-                guard seconds >= 0, seconds.isFinite else { throw ScriptError(file: file, "\(place).hold: \(seconds) is not a duration") }
+                guard seconds >= 0, seconds.isFinite else { throw ScriptError.located(file: file, "\(place).hold: \(seconds) is not a duration") }
             case .turn(let turn):
                 guard turn.yaw != nil || turn.pitch != nil || turn.roll != nil else {
-                    throw ScriptError(file: file, "\(place).turn: give yaw, pitch or roll")
+                    throw ScriptError.located(file: file, "\(place).turn: give yaw, pitch or roll")
                 }
                 guard (turn.seconds == nil) != (turn.degreesPerSecond == nil) else {
-                    throw ScriptError(file: file, "\(place).turn: give seconds or degreesPerSecond, one of them")
+                    throw ScriptError.located(file: file, "\(place).turn: give seconds or degreesPerSecond, one of them")
                 }
-                guard (turn.seconds ?? turn.degreesPerSecond!) > 0 else { throw ScriptError(file: file, "\(place).turn: the pace must be positive") }
+                guard (turn.seconds ?? turn.degreesPerSecond!) > 0 else { throw ScriptError.located(file: file, "\(place).turn: the pace must be positive") }
             case .tap(let tap):
-                guard (0...1).contains(tap.x), (0...1).contains(tap.y) else { throw ScriptError(file: file, "\(place).tap: x and y are within 0...1") }
-                guard (tap.seconds ?? 0.5) >= 0.08 else { throw ScriptError(file: file, "\(place).tap: a tap takes at least 0.08 s") }
+                guard (0...1).contains(tap.x), (0...1).contains(tap.y) else { throw ScriptError.located(file: file, "\(place).tap: x and y are within 0...1") }
+                guard (tap.seconds ?? 0.5) >= 0.08 else { throw ScriptError.located(file: file, "\(place).tap: a tap takes at least 0.08 s") }
             case .swipe(let swipe):
                 guard swipe.from.count == 2, swipe.to.count == 2, (swipe.from + swipe.to).allSatisfy({ (0...1).contains($0) }) else {
-                    throw ScriptError(file: file, "\(place).swipe: from and to are [x, y] within 0...1")
+                    throw ScriptError.located(file: file, "\(place).swipe: from and to are [x, y] within 0...1")
                 }
-                guard (swipe.seconds ?? 0.3) > 0 else { throw ScriptError(file: file, "\(place).swipe: seconds must be positive") }
+                guard (swipe.seconds ?? 0.3) > 0 else { throw ScriptError.located(file: file, "\(place).swipe: seconds must be positive") }
             case .sweep(let sweep):
-                guard sweep.seconds > 0 else { throw ScriptError(file: file, "\(place).sweep: seconds must be positive") }
+                guard sweep.seconds > 0 else { throw ScriptError.located(file: file, "\(place).sweep: seconds must be positive") }
                 guard (0...(sweep.seconds / 2)).contains(sweep.fade ?? 1) else {
-                    throw ScriptError(file: file, "\(place).sweep: fade is within 0 and half of seconds")
+                    throw ScriptError.located(file: file, "\(place).sweep: fade is within 0 and half of seconds")
                 }
                 for (amplitude, period, name) in [(sweep.yaw, sweep.yawPeriod, "yaw"), (sweep.pitch, sweep.pitchPeriod, "pitch"), (sweep.roll, sweep.rollPeriod, "roll")]
                 where amplitude != nil && !((period ?? 0) > 0) {
-                    throw ScriptError(file: file, "\(place).sweep: \(name) needs a positive \(name)Period")
+                    throw ScriptError.located(file: file, "\(place).sweep: \(name) needs a positive \(name)Period")
                 }
             }
         }

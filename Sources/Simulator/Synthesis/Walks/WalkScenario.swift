@@ -182,49 +182,49 @@ public struct WalkScenario: Sendable, Hashable, Codable {
 
     /// Checks the scenario against its places.
     public func validate(places: [String: Place], file: String? = nil) throws {
-        guard UTCTime.parse(start) != nil else { throw ScriptError(file: file, "start: '\(start)' is not an ISO 8601 UTC time") }
-        guard rate > 0, rate <= 100 else { throw ScriptError(file: file, "rate: \(rate) is not within 0 to 100 Hz") }
+        guard UTCTime.parse(start) != nil else { throw ScriptError.located(file: file, "start: '\(start)' is not an ISO 8601 UTC time") }
+        guard rate > 0, rate <= 100 else { throw ScriptError.located(file: file, "rate: \(rate) is not within 0 to 100 Hz") }
         func check(_ target: Target?, _ place: String) throws {
             if let target, target.place(in: places) == nil, case .named(let name) = target {
                 let known = places.keys.sorted().joined(separator: ", ")
-                throw ScriptError(file: file, "\(place): no place '\(name)' (places: \(known))")
+                throw ScriptError.located(file: file, "\(place): no place '\(name)' (places: \(known))")
             }
         }
         guard let first = route.first, first.at != nil, first.to == nil else {
-            throw ScriptError(file: file, "route[0]: the route starts with {\"at\": PLACE}")
+            throw ScriptError.located(file: file, "route[0]: the route starts with {\"at\": PLACE}")
         }
         for (index, step) in route.enumerated() {
             try check(step.at, "route[\(index)].at")
             try check(step.to, "route[\(index)].to")
             if index > 0 {
-                guard step.to != nil, step.at == nil else { throw ScriptError(file: file, "route[\(index)]: a leg goes {\"to\": PLACE}") }
+                guard step.to != nil, step.at == nil else { throw ScriptError.located(file: file, "route[\(index)]: a leg goes {\"to\": PLACE}") }
                 guard (step.speed == nil) != (step.duration == nil), (step.speed ?? step.duration!) > 0 else {
-                    throw ScriptError(file: file, "route[\(index)]: give a positive speed or duration, one of them")
+                    throw ScriptError.located(file: file, "route[\(index)]: give a positive speed or duration, one of them")
                 }
             }
-            if let dwell = step.dwell, dwell < 0 { throw ScriptError(file: file, "route[\(index)].dwell: must not be negative") }
+            if let dwell = step.dwell, dwell < 0 { throw ScriptError.located(file: file, "route[\(index)].dwell: must not be negative") }
         }
         for (name, regions) in [("dropouts", dropouts ?? []), ("degraded", degraded ?? [])] {
             for (index, region) in regions.enumerated() {
                 let place = "\(name)[\(index)]"
                 try check(region.inside, place + ".inside")
                 guard region.inside != nil || region.from != nil || region.to != nil else {
-                    throw ScriptError(file: file, "\(place): give a time (from, to), an area (inside, radius), or both")
+                    throw ScriptError.located(file: file, "\(place): give a time (from, to), an area (inside, radius), or both")
                 }
-                if region.inside != nil, !((region.radius ?? 0) > 0) { throw ScriptError(file: file, "\(place).radius: an area needs a positive radius") }
-                if name == "degraded", !((region.factor ?? 0) >= 1) { throw ScriptError(file: file, "\(place).factor: a factor of 1 or more") }
+                if region.inside != nil, !((region.radius ?? 0) > 0) { throw ScriptError.located(file: file, "\(place).radius: an area needs a positive radius") }
+                if name == "degraded", !((region.factor ?? 0) >= 1) { throw ScriptError.located(file: file, "\(place).factor: a factor of 1 or more") }
             }
         }
         if let noise, !(noise.horizontal >= 0 && (noise.vertical ?? 0) >= 0 && noise.correlation > 0) {
-            throw ScriptError(file: file, "noise: horizontal and vertical must be 0 or more and correlation positive")
+            throw ScriptError.located(file: file, "noise: horizontal and vertical must be 0 or more and correlation positive")
         }
         for (index, jump) in (multipath ?? []).enumerated() where !(jump.at >= 0 && jump.seconds >= 0 && jump.jump >= 0) {
-            throw ScriptError(file: file, "multipath[\(index)]: at, seconds and jump must be 0 or more")
+            throw ScriptError.located(file: file, "multipath[\(index)]: at, seconds and jump must be 0 or more")
         }
         for (index, pointing) in (pointing ?? []).enumerated() {
             try check(pointing.toward, "pointing[\(index)].toward")
             guard pointing.at >= 0, pointing.seconds > 0, (pointing.rate ?? 10) > 0, (pointing.rate ?? 10) <= 100 else {
-                throw ScriptError(file: file, "pointing[\(index)]: at must be 0 or more, seconds positive, rate within 0 to 100 Hz")
+                throw ScriptError.located(file: file, "pointing[\(index)]: at must be 0 or more, seconds positive, rate within 0 to 100 Hz")
             }
         }
         var points: [(String, Place)] = (places.map { ("place '\($0.key)'", $0.value) })
@@ -232,7 +232,7 @@ public struct WalkScenario: Sendable, Hashable, Codable {
             for target in [step.at, step.to] { if case .point(let place) = target { points.append(("route[\(index)]", place)) } }
         }
         for (place, point) in points where !point.coordinate.isOnEarth {
-            throw ScriptError(file: file, "\(place): latitude \(point.lat), longitude \(point.lon) is not on the earth")
+            throw ScriptError.located(file: file, "\(place): latitude \(point.lat), longitude \(point.lon) is not on the earth")
         }
         try ScriptFile.checkRecordCount(recordEstimate(places: places), file: file)
     }

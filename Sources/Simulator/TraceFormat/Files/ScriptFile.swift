@@ -60,17 +60,21 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, starting with the place in the script.
     public var message: String
 
-    /// Creates an error. A message that starts with a field path (`steps[2].turn: …`) about a JSON file gets the
-    /// field's line and column in front (`line 7, column 5: steps[2].turn: …`), so that every file the package reads
-    /// names the file, the line, the column and the field, whichever check found the problem.
+    /// Creates an error about `file` (when there is one) saying `message`.
     public init(file: String?, _ message: String) {
         self.file = file
-        if let file, !message.hasPrefix("line "), let field = Self.leadingField(of: message),
+        self.message = message
+    }
+
+    /// An error whose message starts with a field path (`steps[2].turn: …`) in the JSON file at `file`, with the
+    /// field's line and column put in front (`line 7, column 5: steps[2].turn: …`), read from the file: so that every
+    /// file the package reads names the file, the line, the column and the field, whichever check found the problem.
+    public static func located(file: String?, _ message: String) -> ScriptError {
+        if let file, !message.hasPrefix("line "), let field = leadingField(of: message),
            let place = ScriptFile.place(of: field, inFileAt: file) {
-            self.message = place + ": " + message
-        } else {
-            self.message = message
+            return ScriptError(file: file, place + ": " + message)
         }
+        return ScriptError(file: file, message)
     }
 
     /// The field path a message starts with, before its first `: `, if it looks like one.

@@ -1,0 +1,48 @@
+import Foundation
+import HAL
+import Testing
+import TestSupport
+import TraceFormat
+
+/// A container plugged in by registration: reading and writing go through it by the file's name, and any other
+/// name stays JSON Lines.
+@Suite struct TraceContainerTests {
+    /// A container for `*.copied-trace` files that keeps a JSON Lines trace under another name, counting its uses.
+    struct CopiedTrace: TraceContainer {
+        var name: String { "copied" }
+        func holds(path: String) -> Bool { path.hasSuffix(".copied-trace") }
+        func writes(path: String) -> Bool { path.hasSuffix(".copied-trace") }
+        func header(path: String) throws(TraceError) -> TraceHeader { try TraceReader(path: path).header }
+        func load(path: String, from offset: Duration?, progress: (Double) -> Void) throws(TraceError) -> (trace: Trace, framePaths: [Int: String]) {
+            var trace = try Trace(header: header(path: path), records: [], path: path)
+            let reader = try TraceReader(path: path)
+            while let record = try reader.next() { trace.records.append(record) }
+            if let offset { trace.dropRecords(before: offset) }
+            trace.header.metadata["read-by"] = name
+            return (trace, [:])
+        }
+        func makeWriter(path: String, header: TraceHeader, durability: TraceWriter.Durability, frameFolderOf: String?) throws(TraceError) -> any TraceSink {
+            var header = header
+            header.metadata["written-by"] = name
+            return try TraceWriter(path: path, header: header, durability: durability)
+        }
+    }
+
+    @Test func aRegisteredContainerReadsAndWritesItsFiles() throws {
+        TraceContainers.register(CopiedTrace())
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let header = TraceHeader(channels: [TraceChannel(id: "t", kind: .temperature, source: "sim:t")])
+        for (name, container) in [("a.copied-trace", true), ("b.jsonl", false)] {
+            let sink = try TraceFiles.makeWriter(path: folder + "/" + name, header: header)
+            try sink.write(TraceRecord(channel: 0, reading: .custom(CustomReading(ScalarSample(timestamp: .zero, kind: .temperature, value: 20)))))
+            try sink.close()
+            let trace = try Trace.load(path: folder + "/" + name)
+            #expect(trace.records.count == 1)
+            #expect((trace.header.metadata["written-by"] == "copied") == container, "\(name)")
+            #expect((trace.header.metadata["read-by"] == "copied") == container, "\(name)")
+        }
+        #expect(TraceContainers.container(holding: folder + "/a.copied-trace")?.name == "copied")
+        #expect(TraceContainers.container(holding: folder + "/b.jsonl") == nil)
+    }
+}
