@@ -46,7 +46,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// The simulated speaker and screen a replay makes when ``speaker`` or ``screen`` is `nil`: test doubles with no
     /// audio or video library by default; `hal` hands its own, which read clip and video files.
     public var outputs: SimulatedOutputs
-    /// Where the app keeps what outlasts a run; a fresh ``AppCore/InMemoryAppStorage`` for each replay when `nil`, so
+    /// Where the app keeps what outlasts a run; a fresh `InMemoryAppStorage` for each replay when `nil`, so
     /// that a replay gives the same events every time.
     public var storage: (any AppStorage)?
     /// How fast the inputs are delivered. The events do not depend on it.
