@@ -34,32 +34,17 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// Where videos are shown, if anywhere.
     public let screen: (any VideoScreen)?
     /// Where the app's stored files go, if anywhere.
-    public let storage: (any AppStorage)?
-    private var storageFailed = false
+    public var storage: (any AppStorage)? { stored.storage }
+    /// The storage, and whether it failed.
+    private var stored: RunnerStorage
     private var speakerFailed = false
     private var lastTime: Timestamp?
     /// The driven devices' outputs not yet handed to the app, oldest first, each with the event logged before it is
     /// handed on (none for a frame), and whether a delivery is under way.
     private var deviceQueue: [(input: AppInput, logged: AppEvent?)] = []
     private var delivering = false
-    /// The open video, as far as its soundtrack goes.
-    private var video: OpenVideo?
-
-    /// What the runner keeps of the open video to keep its soundtrack with the frames.
-    private struct OpenVideo {
-        /// The video, as its playback events name it.
-        var item: PlaybackItem
-        /// The soundtrack, if any.
-        var soundtrack: AudioClip?
-        /// Whether the app has it playing (not paused).
-        var playing = true
-        /// Whether its first frame has shown.
-        var started = false
-        /// The soundtrack to start at the next play or first frame: from the start, or from where a seek left it.
-        var pending: AudioClip?
-        /// Whether the speaker has the soundtrack (playing or paused), not yet finished or stopped.
-        var soundtrackOn = false
-    }
+    /// The open video's soundtrack, kept with its frames.
+    private var soundtrack = SoundtrackSync()
 
     /// Creates a runner. With `storage`, the app restores from it before it starts, and its stored files go to it.
     ///
@@ -72,7 +57,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         self.logic = logic
         self.speaker = speaker
         self.screen = screen
-        self.storage = storage
+        self.stored = RunnerStorage(storage: storage)
         self.virtualSpeaker = drivesSpeaker ? speaker as? any VirtualTimeSpeaker : nil
     }
 
@@ -83,16 +68,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// there stays for repair.
     public mutating func start(at time: Timestamp) async -> [AppEvent] {
         var output = AppOutput()
-        if let storage {
-            do {
-                var restored = logic  // a restore that fails halfway leaves the app as it was
-                try restored.restore(from: storage)
-                logic = restored
-            } catch {
-                output.emit("storage.failed", at: time, ["error": .string("\(error)")])
-                storageFailed = true
-            }
-        }
+        stored.restore(&logic, at: time, output: &output)
         logic.start(at: time, output: &output)
         lastTime = time
         return await carryOut(output, at: time)
@@ -116,8 +92,8 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
             return events + loseSpeaker(at: time, reason: reason)
         }
         if case .reading(.playback(let playback), _) = input {
-            soundtrackEnded(playback)
-            events.append(Self.logged(playback))
+            soundtrack.ended(playback)
+            events.append(DeviceEvents.logged(playback))
         }
         var output = AppOutput()
         logic.handle(input, output: &output)
@@ -164,7 +140,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         while speakerIndex < played.count || screenIndex < shown.count {
             if screenIndex == shown.count || (speakerIndex < played.count && played[speakerIndex].timestamp <= shown[screenIndex].timestamp) {
                 let playback = played[speakerIndex]
-                deviceQueue.append((.reading(.playback(playback), channel: "speaker"), Self.logged(playback)))
+                deviceQueue.append((.reading(.playback(playback), channel: "speaker"), DeviceEvents.logged(playback)))
                 speakerIndex += 1
             } else {
                 let output = shown[screenIndex]
@@ -172,7 +148,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 case .frame(let frame): .reading(.frame(frame), channel: "video")
                 case .playback(let event), .failed(let event, _): .reading(.playback(event), channel: "video")
                 }
-                deviceQueue.append((input, Self.logged(output)))
+                deviceQueue.append((input, DeviceEvents.logged(output)))
                 screenIndex += 1
             }
         }
@@ -182,74 +158,18 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         var events: [AppEvent] = []
         while !deviceQueue.isEmpty {
             let (input, logged) = deviceQueue.removeFirst()
-            var soundtrack: [SpeakerRequest] = []
+            var followed: [SpeakerRequest] = []
             if case .reading(.playback(let playback), let channel) = input {
                 if channel == "speaker", speakerFailed { continue }
-                if channel == "video" { soundtrack = followed(playback) } else { soundtrackEnded(playback) }
+                if channel == "video" { followed = soundtrack.followed(playback) } else { soundtrack.ended(playback) }
             }
             if let logged { events.append(logged) }
             var output = AppOutput()
             logic.handle(input, output: &output)
-            output.requests = soundtrack + output.requests
+            output.requests = followed + output.requests
             events += await carryOut(output, at: input.timestamp)
         }
         return events
-    }
-
-    /// What the soundtrack does when the screen reports `playback` of the open video: it starts with the first frame
-    /// (if the app has the video playing), and stops when the video ends or the screen gives it up; the video is then
-    /// over, and the app's later requests for it are not made.
-    private mutating func followed(_ playback: PlaybackEvent) -> [SpeakerRequest] {
-        guard var current = video, current.item == playback.item else { return [] }
-        switch playback.phase {
-        case .started:
-            current.started = true
-            video = current
-            guard current.playing, let pending = current.pending else { return [] }
-            video?.pending = nil
-            video?.soundtrackOn = true
-            return [.play(pending)]
-        case .finished, .stopped:
-            video = nil
-            return current.soundtrackOn ? [.stop] : []
-        case .paused, .resumed:
-            return []
-        }
-    }
-
-    /// Notes that the speaker finished the open video's soundtrack, so that nothing more is asked of it.
-    private mutating func soundtrackEnded(_ playback: PlaybackEvent) {
-        if playback.phase == .finished, case .clip(let name) = playback.item, name == video?.soundtrack?.name {
-            video?.soundtrackOn = false
-        }
-    }
-
-    /// The log's event for what a screen showed: none for a frame.
-    static func logged(_ output: VideoScreenOutput) -> AppEvent? {
-        switch output {
-        case .frame: nil
-        case .playback(let event): logged(event, device: "screen")
-        case .failed(let event, let error): screenFailed(event.item, error, at: event.timestamp)
-        }
-    }
-
-    /// The log's event for a video the screen could not open or show further.
-    static func screenFailed(_ item: PlaybackItem, _ error: any Error, at time: Timestamp) -> AppEvent {
-        var attributes: [String: AppEventValue] = ["error": .string("\(error)")]
-        if case .clip(let name) = item { attributes["clip"] = .string(name) }
-        return AppEvent(timestamp: time, name: "screen.failed", attributes: attributes)
-    }
-
-    /// The log's event for what a speaker (or, with `device` `screen`, a video screen) did.
-    static func logged(_ playback: PlaybackEvent, device: String = "speaker") -> AppEvent {
-        var attributes: [String: AppEventValue]
-        switch playback.item {
-        case .clip(let name): attributes = ["clip": .string(name)]
-        case .speech(let text, let voice): attributes = ["text": .string(text), "voice": .string(voice)]
-        }
-        if let latency = playback.latency { attributes["latency"] = .rounded(latency.seconds, places: 3) }
-        if let gain = playback.gain { attributes["gain"] = .rounded(gain) }
-        return AppEvent(timestamp: playback.timestamp, name: "\(device).\(playback.phase.rawValue)", attributes: attributes)
     }
 
     /// Starts the app at `start`, feeds it every input, then fires the timers due up to `end`.
@@ -269,19 +189,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// Carries out what the app asked for while handling something at `time`.
     private mutating func carryOut(_ output: AppOutput, at time: Timestamp) async -> [AppEvent] {
         var events = output.events
-        if let storage {
-            for file in output.stored {
-                guard !storageFailed else {
-                    events.append(AppEvent(timestamp: time, name: "storage.skipped", attributes: ["file": .string(file.name)]))
-                    continue
-                }
-                do {
-                    try storage.write(file.contents, as: file.name)
-                } catch {
-                    events.append(AppEvent(timestamp: time, name: "storage.failed", attributes: ["file": .string(file.name), "error": .string("\(error)")]))
-                }
-            }
-        }
+        events += stored.write(output.stored, at: time)
         guard !output.requests.isEmpty || !output.videoRequests.isEmpty else { return events }
         // The driven devices take the requests at their time; what is due by then has been delivered.
         events += await deliverDevices(upTo: time)
@@ -291,7 +199,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         }
         for request in requests {
             if speakerFailed {
-                events += Self.skipped(request, at: time)
+                events += DeviceEvents.skipped(request, at: time)
                 continue
             }
             guard let speaker else { continue }
@@ -306,7 +214,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 }
             } catch {
                 events += loseSpeaker(at: time, reason: "\(error)")
-                events += Self.skipped(request, at: time)
+                events += DeviceEvents.skipped(request, at: time)
             }
         }
         // What the requests did at once (a pause, a stop, a sound with no latency, a frame after a seek).
@@ -317,14 +225,14 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// Makes a video request on the screen at `time`; returns the speaker requests that keep the soundtrack with it.
     private mutating func show(_ request: VideoRequest, at time: Timestamp, events: inout [AppEvent]) -> [SpeakerRequest] {
         if case .open(let clip) = request {
-            let stopOld: [SpeakerRequest] = video?.soundtrackOn == true ? [.stop] : []
-            if video != nil, let screen {
+            let stopOld: [SpeakerRequest] = soundtrack.soundtrackOn ? [.stop] : []
+            if soundtrack.isOpen, let screen {
                 // The video this one replaces is closed, and what it last did logged, not handed to the app, which
                 // asked for another.
                 screen.close(at: time)
-                events += screen.advance(to: time).compactMap(Self.logged)
+                events += screen.advance(to: time).compactMap(DeviceEvents.logged)
             }
-            video = nil
+            soundtrack.closed()
             do {
                 guard let screen else { throw VideoUnavailable() }
                 try screen.open(clip, at: time)
@@ -333,52 +241,14 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 // The app learns the video is gone, after the log says why; the video never started.
                 let item = PlaybackItem.clip(name: clip.name)
                 deviceQueue.append((.reading(.playback(PlaybackEvent(timestamp: time, phase: .stopped, item: item)), channel: "video"),
-                                    Self.screenFailed(item, error, at: time)))
+                                    DeviceEvents.screenFailed(item, error, at: time)))
                 return stopOld
             }
-            video = OpenVideo(item: .clip(name: clip.name), soundtrack: clip.soundtrack, pending: clip.soundtrack)
+            soundtrack.opened(clip)
             return stopOld
         }
-        guard let screen, var current = video else { return [] }
-        var closed = false
-        defer { video = closed ? nil : current }
-        switch request {
-        case .open:
-            return []
-        case .play:
-            screen.play(at: time)
-            guard !current.playing else { return [] }
-            current.playing = true
-            guard current.started else { return [] }  // the first frame starts the soundtrack
-            if let pending = current.pending {
-                current.pending = nil
-                current.soundtrackOn = true
-                return [.play(pending)]
-            }
-            return current.soundtrackOn ? [.resume] : []
-        case .pause:
-            screen.pause(at: time)
-            guard current.playing else { return [] }
-            current.playing = false
-            return current.soundtrackOn ? [.pause] : []
-        case .seek(let fraction):
-            let position = screen.seek(toFraction: fraction, at: time)
-            guard var soundtrack = current.soundtrack else { return [] }
-            soundtrack.start = position
-            var requests: [SpeakerRequest] = current.soundtrackOn ? [.stop] : []
-            current.soundtrackOn = false
-            current.pending = soundtrack
-            if current.playing, current.started {
-                current.pending = nil
-                current.soundtrackOn = true
-                requests.append(.play(soundtrack))
-            }
-            return requests
-        case .close:
-            screen.close(at: time)
-            closed = true
-            return current.soundtrackOn ? [.stop] : []
-        }
+        guard let screen else { return [] }
+        return soundtrack.request(request, on: screen, at: time)
     }
 
     /// Marks the speaker gone, reports it once, and tells the app.
@@ -389,16 +259,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         output.emit("speaker.failed", at: time, ["error": .string(reason)])
         logic.handle(.speakerFailed(time, reason: reason), output: &output)
         // The speaker is gone: what the app asks for in answer is skipped, not played.
-        return output.events + output.requests.flatMap { Self.skipped($0, at: time) }
-    }
-
-    /// The event for a clip or utterance that was not heard; pause, resume and stop need none.
-    private static func skipped(_ request: SpeakerRequest, at time: Timestamp) -> [AppEvent] {
-        switch request {
-        case .play(let clip): [AppEvent(timestamp: time, name: "speaker.skipped", attributes: ["clip": .string(clip.name)])]
-        case .speak(let utterance): [AppEvent(timestamp: time, name: "speaker.skipped", attributes: ["text": .string(utterance.text)])]
-        case .pause, .resume, .stop, .setVolume: []
-        }
+        return output.events + output.requests.flatMap { DeviceEvents.skipped($0, at: time) }
     }
 }
 
