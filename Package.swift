@@ -118,7 +118,7 @@ targets += [
     .systemLibrary(
         name: "CCompression", path: "Sources/Simulator/CCompression", providers: [.apt(["libzstd-dev", "liblz4-dev", "libdeflate-dev"])]),
 
-    // Driving the HAL from traces: merging inputs, replay on a virtual clock, seeded faults, the recorder, the
+    // Driving the HAL from traces: replay on a virtual clock, seeded faults, the recorder, the
     // trace: backend.
     .target(name: "Replay", dependencies: ["HAL", "LibC", "TraceFormat", "HALTestDoubles"], path: "Sources/Simulator/Replay"),
     // Test doubles on the HAL alone, as NIOEmbedded is on NIOCore: the virtual clock, a capturing speaker, a
@@ -151,7 +151,7 @@ targets += [
     // Scenario suites for CI: discovery, shards, parallel runs through the session, golden logs and their diffs,
     // the determinism check, JUnit and JSON reports. What hal test calls.
     .target(
-        name: "ScenarioSuite", dependencies: ["HAL", "AppCore", "Session", "TraceFormat", "Replay"],
+        name: "ScenarioSuite", dependencies: ["HAL", "AppCore", "Session", "TraceFormat", "Replay", "HALTestDoubles"],
         path: "Sources/Apps/ScenarioSuite"),
     // The five apps of the original specs as state machines over AppCore, with Motion for the panorama's motion
     // controls (pure logic, no I/O), never a backend.
@@ -311,7 +311,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
-        // `swift package generate-documentation`: the DocC catalogs, built by DocumentationTests with warnings as errors.
+        // `swift package generate-documentation`: the DocC catalogs, which scripts/test builds with warnings as errors.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: targets

@@ -44,6 +44,8 @@ func best(_ repeats: Int, _ what: String, _ body: () throws -> (count: Int, chec
     return Int(rates.max()!)
 }
 
+// MCAP traces are read and written through the registered container, as `hal` registers it.
+TraceContainers.register(MCAPTraceContainer())
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else { fail("usage: ReplayThroughput generate|read|replay|mcap PATH [COUNT|REPEATS] | convert IN OUT [REPEATS]") }
 let path = arguments[2]

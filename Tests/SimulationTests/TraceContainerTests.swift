@@ -2,7 +2,7 @@ import Foundation
 import HAL
 import Testing
 import TestSupport
-import TraceFormat
+@testable import TraceFormat
 
 /// A container plugged in by registration: reading and writing go through it by the file's name, and any other
 /// name stays JSON Lines.
@@ -44,5 +44,22 @@ import TraceFormat
         }
         #expect(TraceContainers.container(holding: folder + "/a.copied-trace")?.name == "copied")
         #expect(TraceContainers.container(holding: folder + "/b.jsonl") == nil)
+    }
+
+    /// A file in a container the package has, with that container not registered, is refused by name: never read or
+    /// written as JSON Lines. (Checked on the refusal itself: other suites of this process register MCAP.)
+    @Test func anUnregisteredMCAPFileIsRefusedWithWhatToRegister() throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let mcap = folder + "/walk.mcap"
+        try Data([0x89, 0x4D, 0x43, 0x41, 0x50, 0x30, 0x0D, 0x0A, 0x01]).write(to: URL(fileURLWithPath: mcap))
+        #expect { try TraceContainers.refuseUnregistered(reading: mcap) } throws: {
+            ($0 as? TraceError)?.kind == .badContainer && "\($0)".contains("MCAPTraceContainer")
+        }
+        #expect { try TraceContainers.refuseUnregistered(writing: folder + "/new.mcap") } throws: { "\($0)".contains("MCAPTraceContainer") }
+        // A JSON Lines trace, and a name that asks for no container, pass.
+        try "{}\n".write(toFile: folder + "/t.jsonl", atomically: true, encoding: .utf8)
+        try TraceContainers.refuseUnregistered(reading: folder + "/t.jsonl")
+        try TraceContainers.refuseUnregistered(writing: folder + "/new.jsonl")
     }
 }

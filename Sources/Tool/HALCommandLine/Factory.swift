@@ -28,8 +28,11 @@ func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {
         WAVSpeakerBackend(),
         CaptureSpeakerBackend(),
     ])
-    let cameras = factory
-    factory.register(ExpressionBackend { uri in (try cameras.open(uri, as: (any Camera).self), frameFolder(uri)) })
     for backend in HALCommandLine.settings.withLock({ $0.backends }) { factory.register(backend) }
+    // expressions: wraps any camera the factory opens, the tool's own schemes too.
+    let cameras = factory
+    if !factory.backends.contains(where: { $0.scheme == "expressions" }) {
+        factory.register(ExpressionBackend { uri in (try cameras.open(uri, as: (any Camera).self), frameFolder(uri)) })
+    }
     return factory
 }

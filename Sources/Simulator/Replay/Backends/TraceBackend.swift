@@ -7,13 +7,13 @@ public import HAL
 ///
 /// Query options set the replay: `rate=N` (×N), `realtime`, `loop=N` (0 loops
 /// forever) and `offset=SECONDS`. Without a fragment, a trace with one channel opens
-/// that channel. ``discover()`` lists the channels of the `.jsonl` and `.mcap` (HAL trace) files in the
-/// search folders.
+/// that channel. ``discover()`` lists the channels of the `.jsonl` files in the search folders, and of the files of
+/// every registered trace container (`.mcap`, once `hal` or the program has registered MCAP).
 public struct TraceBackend: DeviceBackend {
     /// `trace`.
     public var scheme: String { "trace" }
     /// What `hal devices` says about the backend.
-    public var summary: String { "replay a trace channel: trace:FILE.jsonl#CHANNEL (or FILE.mcap)[?rate=N|realtime&loop=N&offset=S&faults=PLAN.json]" }
+    public var summary: String { "replay a trace channel: trace:FILE.jsonl#CHANNEL (or a registered container's, such as FILE.mcap)[?rate=N|realtime&loop=N&offset=S&faults=PLAN.json]" }
     /// Folders whose `.jsonl` and `.mcap` traces discovery lists.
     public var searchFolders: [String]
     /// The clock that paces `realtime` and `rate=N` replays.

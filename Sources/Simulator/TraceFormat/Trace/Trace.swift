@@ -28,6 +28,7 @@ public struct Trace: Sendable, Hashable {
     /// progress line on a large trace.
     public static func load(path: String, progress: (Double) -> Void) throws(TraceError) -> Trace {
         if let container = TraceContainers.container(holding: path) { return try container.load(path: path, from: nil, progress: progress).trace }
+        try TraceContainers.refuseUnregistered(reading: path)
         let reader = try TraceReader(path: path)
         let size = Double(max(1, TracePath.fileSize(path) ?? 1))
         var records: [TraceRecord] = []

@@ -1,4 +1,5 @@
 import HAL
+import SystemPackage
 
 /// A trace file format besides JSON Lines, plugged in by registration, as kinds are: the JSON Lines format needs no
 /// C library, and a container that does (MCAP, with its compression libraries) is registered by the program that
@@ -44,5 +45,43 @@ public enum TraceContainers {
     /// The container a new file at `path` is written in, or `nil` for JSON Lines.
     public static func container(writing path: String) -> (any TraceContainer)? {
         all.first { $0.writes(path: path) }
+    }
+}
+
+extension TraceContainers {
+    /// A container this package has but a program may not have registered: its magic bytes, its file suffix, and
+    /// what to register.
+    struct Known {
+        var name: String
+        var magic: [UInt8]
+        var suffix: String
+        var registration: String
+    }
+
+    /// The containers of the package's own modules, so that a file in one that is not registered is refused by name
+    /// instead of being read or written as JSON Lines.
+    static let known = [
+        Known(name: "MCAP", magic: [0x89, 0x4D, 0x43, 0x41, 0x50, 0x30, 0x0D, 0x0A], suffix: ".mcap",
+              registration: "TraceContainers.register(MCAPTraceContainer()) (the TraceMCAP module)"),
+    ]
+
+    /// Refuses to read the file at `path` when it is in a known container that is not registered.
+    static func refuseUnregistered(reading path: String) throws(TraceError) {
+        guard let first = try? FileDescriptor.open(FilePath(path), .readOnly) else { return }
+        defer { try? first.close() }
+        var bytes = [UInt8](repeating: 0, count: 8)
+        let count = (try? bytes.withUnsafeMutableBytes { try first.read(into: $0) }) ?? 0
+        for container in known where count == container.magic.count && bytes == container.magic {
+            throw TraceError(.badContainer, file: path, line: 0,
+                "an \(container.name) file, and no \(container.name) container is registered: call \(container.registration) first")
+        }
+    }
+
+    /// Refuses to write the file at `path` when its name asks for a known container that is not registered.
+    static func refuseUnregistered(writing path: String) throws(TraceError) {
+        for container in known where path.hasSuffix(container.suffix) {
+            throw TraceError(.badContainer, file: path, line: 0,
+                "a \(container.suffix) name asks for \(container.name), and no \(container.name) container is registered: call \(container.registration) first")
+        }
     }
 }

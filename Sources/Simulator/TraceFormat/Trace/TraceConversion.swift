@@ -9,6 +9,7 @@ public enum TraceConversion {
     /// `progress` hears the share of the file read so far (0...1).
     public static func read(_ path: String, progress: (Double) -> Void = { _ in }) throws(TraceError) -> (trace: Trace, framePaths: [Int: String]) {
         if let container = TraceContainers.container(holding: path) { return try container.load(path: path, from: nil, progress: progress) }
+        try TraceContainers.refuseUnregistered(reading: path)
         return (try Trace.load(path: path, progress: progress), [:])
     }
 

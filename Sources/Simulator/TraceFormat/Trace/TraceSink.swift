@@ -22,6 +22,11 @@ public protocol TraceSink: AnyObject {
 }
 
 extension TraceSink {
+    /// Writes the record as ``write(_:)`` does: a sink that keeps no frame names.
+    public func write(_ record: TraceRecord, keepingFrameAs frameName: String) throws(TraceError) {
+        try write(record)
+    }
+
     /// Writes a reading on the channel with id `channel`.
     public func write(_ reading: Reading, channel: String) throws(TraceError) {
         guard let index = header.channelIndex(of: channel) else {
@@ -48,6 +53,7 @@ public enum TraceFiles {
         if let container = TraceContainers.container(writing: path) {
             return try container.makeWriter(path: path, header: header, durability: durability, frameFolderOf: frameFolderOf)
         }
+        try TraceContainers.refuseUnregistered(writing: path)
         return try TraceWriter(path: path, header: header, durability: durability)
     }
 }
