@@ -1,5 +1,4 @@
 public import HAL
-import LibC
 
 /// A speaker for tests (`capture:`): nothing is played; each clip or utterance is recorded as a
 /// ``Capture`` (what, start and end on the clock, duration, loudness), and its playback events come
