@@ -27,13 +27,8 @@ import TestSupport
     /// Every Swift file's module (the folder under a group of Sources/) and the modules it imports.
     static func imports(under root: String) throws -> [(file: String, module: String, imported: String)] {
         var found: [(String, String, String)] = []
-        let sources = root + "/Sources"
-        let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
-        for file in files.sorted() {
-            let parts = file.split(separator: "/")
-            guard parts.count >= 3 else { continue }
-            let module = String(parts[1])
-            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+        for (file, module) in swiftFiles(under: root) {
+            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
             for line in text.split(separator: "\n") {
                 let words = line.split(separator: " ").map(String.init)
                 // Any attribute or access modifier before `import` is read past, so that an `@_implementationOnly` or
@@ -44,17 +39,24 @@ import TestSupport
                 else { continue }
                 let kinds: Set<String> = ["struct", "class", "enum", "protocol", "func", "var", "let", "typealias"]
                 let target = kinds.contains(words[index + 1]) && index + 2 < words.count ? words[index + 2] : words[index + 1]
-                found.append(("Sources/" + file, module, String(target.split(separator: ".").first ?? "")))
+                found.append((file, module, String(target.split(separator: ".").first ?? "")))
             }
         }
         return found
     }
 
+    /// Every Swift file in a module folder, `Sources/GROUP/MODULE/…`, with its module, in path order.
+    static func swiftFiles(under root: String) -> [(file: String, module: String)] {
+        let files = FileManager.default.enumerator(atPath: root + "/Sources")?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        return files.sorted().compactMap { file in
+            let parts = file.split(separator: "/")
+            return parts.count >= 3 ? ("Sources/" + file, String(parts[1])) : nil
+        }
+    }
+
     /// The folders of Swift modules: `Sources/GROUP/MODULE` holding a Swift file.
-    static func moduleFolders(under root: String) throws -> Set<String> {
-        let sources = root + "/Sources"
-        let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
-        return Set(files.map { $0.split(separator: "/") }.filter { $0.count >= 3 }.map { String($0[1]) })
+    static func moduleFolders(under root: String) -> Set<String> {
+        Set(swiftFiles(under: root).map(\.module))
     }
 
     /// The offences against `rules` among `imports`.
@@ -72,7 +74,7 @@ import TestSupport
         #expect(imports.count > 200)
         #expect(Self.offences(imports, rules: rules) == [])
         // Every module folder has a rule, and every rule a module.
-        let folders = try Self.moduleFolders(under: packageRoot)
+        let folders = Self.moduleFolders(under: packageRoot)
         #expect(folders.subtracting(rules.keys).sorted() == [])
         #expect(Set(rules.keys).subtracting(folders).sorted() == [])
     }

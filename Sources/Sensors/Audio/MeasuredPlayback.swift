@@ -30,15 +30,13 @@ public struct MeasuredPlayback: SoundMeasure {
 
     /// The utterance synthesised, or as long as its estimate and silent, through `guard`.
     public func measure(_ utterance: Utterance, guard loudnessGuard: LoudnessGuard?) throws -> MeasuredSound {
-        let audio: PCMAudio
         switch speech {
         case .synthesized:
-            audio = try SpeechSynthesizer.synthesize(utterance)
+            return Self.sound(PreparedClips.prepare(try SpeechSynthesizer.synthesize(utterance), guard: loudnessGuard))
         case .estimated:
-            let length = try SpeechSynthesizer.estimatedDuration(of: utterance)
-            audio = PCMAudio(sampleRate: 1000, channelCount: 1, samples: Array(repeating: 0, count: Int(length.wholeNanoseconds / 1_000_000)))
+            // Silence, which a guard leaves as it is: no samples to make, measure or guard.
+            return MeasuredSound(duration: try SpeechSynthesizer.estimatedDuration(of: utterance), loudness: .silence)
         }
-        return Self.sound(PreparedClips.prepare(audio, guard: loudnessGuard))
     }
 
     /// The loudness moved by the volume's gain, or measured again where a shift would not be exact.

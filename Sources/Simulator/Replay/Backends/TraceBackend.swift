@@ -87,7 +87,8 @@ public struct TraceBackend: DeviceBackend {
         var devices: [DeviceInfo] = []
         for folder in searchFolders {
             let containers = TraceContainers.all
-            let names = Self.files(in: folder, suffix: ".jsonl") + Self.files(in: folder, suffix: "").filter { name in
+            let all = Self.files(in: folder, suffix: "")
+            let names = all.filter { $0.hasSuffix(".jsonl") } + all.filter { name in
                 !name.hasSuffix(".jsonl") && containers.contains { $0.writes(path: name) }
             }
             for name in names {
