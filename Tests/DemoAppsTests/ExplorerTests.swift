@@ -11,8 +11,8 @@ import Testing
     static func map(difficulty: Difficulty = .easy, messages: [CampusMessage] = []) -> CampusMap {
         CampusMap(
             places: [
-                "library": CampusPlace(name: "Koerner Library", lat: library.latitude, lon: library.longitude, radius: 30, info: "Books", hint: "Quiet"),
-                "tower": CampusPlace(name: "Clock Tower", lat: tower.latitude, lon: tower.longitude, radius: 20, info: "Bells"),
+                "library": CampusPlace(name: "Koerner Library", coordinate: library, radius: 30, info: "Books", hint: "Quiet"),
+                "tower": CampusPlace(name: "Clock Tower", coordinate: tower, radius: 20, info: "Bells"),
             ],
             route: ["tower", "library"], difficulty: difficulty, messages: messages)
     }
@@ -154,7 +154,7 @@ import Testing
 
     @Test func hardDifficultyOpensThePuzzlesAndASolvedOneUnlocksItsSecretPlace() async throws {
         var map = Self.map()
-        map.places?["garden"] = CampusPlace(name: "Secret Garden", lat: 49.2661, lon: -123.2540, radius: 20, info: "Hidden")
+        map.places?["garden"] = CampusPlace(name: "Secret Garden", coordinate: GeoCoordinate(latitude: 49.2661, longitude: -123.2540), radius: 20, info: "Hidden")
         map.puzzles = [CampusPuzzle(id: "bells", question: "What rings on Main Mall?", answer: "The  Carillon", unlocks: "garden")]
         let garden = GeoCoordinate(latitude: 49.2661, longitude: -123.2540)
         var inputs = [Self.fix(0, 3, from: garden)]  // at the secret place: it does not arrive
@@ -179,9 +179,27 @@ import Testing
         }
     }
 
+    /// A place's position is one `GeoCoordinate`, written as `lat` and `lon` beside its other fields; one without the
+    /// other is refused, naming the one missing.
+    @Test func aPlaceKeepsItsPositionAsOneCoordinate() throws {
+        let place = try JSONDecoder().decode(CampusPlace.self, from: Data(#"{"name":"Tower","lat":49.5,"lon":-123.25,"radius":20}"#.utf8))
+        #expect(place.coordinate == GeoCoordinate(latitude: 49.5, longitude: -123.25) && place.radius == 20)
+        let written = try JSONSerialization.jsonObject(with: JSONEncoder().encode(place)) as? [String: Any]
+        #expect(written?["lat"] as? Double == 49.5 && written?["lon"] as? Double == -123.25 && written?["coordinate"] == nil)
+        #expect(try JSONDecoder().decode(CampusPlace.self, from: Data(#"{"name":"Tower"}"#.utf8)).coordinate == nil)
+        for (json, missing) in [(#"{"lat":49.5}"#, "lon"), (#"{"lon":-123.25}"#, "lat")] {
+            do {
+                _ = try JSONDecoder().decode(CampusPlace.self, from: Data(json.utf8))
+                Issue.record("\(json) was taken")
+            } catch DecodingError.keyNotFound(let key, _) {
+                #expect(key.stringValue == missing)
+            }
+        }
+    }
+
     @Test func aMapWithABadPlaceIsRefusedNamingTheField() throws {
         var map = Self.map()
-        map.places?["tower"]?.lon = 200
+        map.places?["tower"]?.coordinate?.longitude = 200
         #expect(throws: AppConfigError(field: "places.tower.lon", "200.0; expected −180…180 degrees")) { try CampusExplorer(map: map) }
         var route = Self.map()
         route.route.append("moon")

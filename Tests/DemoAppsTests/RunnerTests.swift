@@ -124,7 +124,7 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
     }
 
     @Test func timersFireAtTheirOwnDeadlinesWhateverTheInputSpacing() async throws {
-        let map = CampusMap(places: ["p": CampusPlace(name: "P", lat: 49, lon: -123)], route: ["p"])
+        let map = CampusMap(places: ["p": CampusPlace(name: "P", coordinate: GeoCoordinate(latitude: 49, longitude: -123))], route: ["p"])
         let fix = { (seconds: Double) in
             AppInput.reading(.location(LocationFix(
                 timestamp: at(seconds), mode: .threeDimensional, coordinate: GeoCoordinate(latitude: 49.001, longitude: -123), horizontalAccuracy: 3)))
@@ -160,7 +160,7 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         let clock = VirtualClock(start: at(100))
         let (gps, feed) = AsyncThrowingStream.makeStream(of: Reading.self)
         let inputs = LiveInputs.merge([("gps", gps)], clock: clock, tick: Duration.milliseconds(500))
-        let map = CampusMap(places: ["p": CampusPlace(name: "P", lat: 49, lon: -123)], route: ["p"])
+        let map = CampusMap(places: ["p": CampusPlace(name: "P", coordinate: GeoCoordinate(latitude: 49, longitude: -123))], route: ["p"])
         let acquired = Locked(false)
         let run = Task {
             var runner = AppRunner(logic: try CampusExplorer(map: map))

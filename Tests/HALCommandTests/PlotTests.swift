@@ -126,6 +126,28 @@ import Testing
         #expect((Self.group(facts, "expression-face")?["polyline"] ?? 0) == 7)
     }
 
+    /// A kind the package does not know is drawn once its `KindPlot` is registered, and not before: the plot asks the
+    /// kind, with no switch of its own.
+    @Test func aUsersKindIsDrawnAsItsRegisteredPlotSays() {
+        struct Gust: KindValue {
+            var timestamp: Timestamp
+            var speed: Double
+            var kind: DeviceKind { DeviceKind("test-plot-gust") }
+        }
+        let kind = DeviceKind("test-plot-gust")
+        let records = (0..<50).map { step in
+            TraceRecord(channel: 0, reading: Gust(timestamp: Timestamp(nanoseconds: Int64(step) * 100_000_000), speed: Double(step % 7)).reading)
+        }
+        let trace = Trace(header: TraceHeader(channels: [TraceChannel(id: "gusts", kind: kind, source: "test:gusts", units: "m/s")]), records: records)
+        #expect(TracePlot().panels(for: trace) == [])
+        KindPlot.register(KindPlot(
+            series: .init(names: ["speed"]) { Gust($0).map { [$0.speed] } },
+            lane: { reading in Gust(reading).flatMap { $0.speed >= 6 ? .event("gust") : nil } }), for: kind)
+        #expect(TracePlot().panels(for: trace) == ["gusts (test-plot-gust, m/s)", "events"])
+        let svg = TracePlot().svg(for: trace, title: "gusts")
+        #expect(svg.contains(">gust<") && svg.contains(">speed<"))
+    }
+
     /// Odd input still gives a picture XML parsers take: a flat series near 1e16, a value of 1e300, and event names
     /// with a control character (written as U+FFFD) and a combining mark after `<`.
     @Test func extremeValuesAndOddTextStillMakeAValidPicture() async throws {

@@ -83,7 +83,7 @@ import NMEA
             </Document></kml>
             """
         let imported = try GeoFiles.importKML(Array(kml.utf8), file: "walk.kml")
-        #expect(imported.places["Rose Garden"]?.lat == 49.269386)
+        #expect(imported.places["Rose Garden"]?.coordinate.latitude == 49.269386)
         let fixes = try #require(imported.track?.fixes)
         #expect(fixes.map(\.timestamp.nanoseconds) == [0, 1_000_000_000])
         #expect(fixes[1].coordinate == GeoCoordinate(latitude: 49.26938, longitude: -123.25647))

@@ -83,3 +83,39 @@ public struct LocationFix: Sendable, Hashable {
         LocationFix(timestamp: timestamp, utcNanoseconds: utcNanoseconds, mode: .none, coordinate: nil)
     }
 }
+
+extension GeoCoordinate {
+    /// The members a coordinate is written as in the package's JSON files (places libraries, walk points, stored
+    /// entries): `lat` and `lon`, in degrees, beside the object's other members.
+    public enum MemberKeys: String, CodingKey {
+        /// Latitude, degrees.
+        case lat
+        /// Longitude, degrees.
+        case lon
+    }
+
+    /// The coordinate in the `lat` and `lon` members of the object `decoder` is at; `nil` when it has neither. One
+    /// without the other is an error that names the missing member.
+    public static func members(of decoder: any Decoder) throws -> GeoCoordinate? {
+        let container = try decoder.container(keyedBy: MemberKeys.self)
+        let latitude = try container.decodeIfPresent(Double.self, forKey: .lat)
+        let longitude = try container.decodeIfPresent(Double.self, forKey: .lon)
+        switch (latitude, longitude) {
+        case (nil, nil): return nil
+        case (let latitude?, let longitude?): return GeoCoordinate(latitude: latitude, longitude: longitude)
+        case (nil, _):
+            throw DecodingError.keyNotFound(
+                MemberKeys.lat, .init(codingPath: decoder.codingPath, debugDescription: "a position has a latitude 'lat' with its 'lon'"))
+        case (_, nil):
+            throw DecodingError.keyNotFound(
+                MemberKeys.lon, .init(codingPath: decoder.codingPath, debugDescription: "a position has a longitude 'lon' with its 'lat'"))
+        }
+    }
+
+    /// Writes the coordinate as `lat` and `lon` members of the object `encoder` writes.
+    public func encodeMembers(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: MemberKeys.self)
+        try container.encode(latitude, forKey: .lat)
+        try container.encode(longitude, forKey: .lon)
+    }
+}

@@ -13,6 +13,9 @@ public import TraceFormat
 /// - **the seven expression scores** of each expression channel over time (the most prominent face);
 /// - **lanes** of app events, speaker playback (from start to finish), keys and pointer presses.
 ///
+/// What each kind's channels give, other than the route and the attitude panels, is the kind's ``KindPlot``; a
+/// program that adds a kind registers one to have it drawn.
+///
 /// Time is in seconds from the first plotted record. A channel with more samples than the panel has pixels is drawn
 /// as each pixel column's first, lowest, highest and last value, so a million samples make a small file that looks
 /// the same.
@@ -128,36 +131,42 @@ public struct TracePlot: Sendable {
                                events: events.flatMap(\.records), places: options.places)
             })
         }
-        // Motion, attitude and numeric channels.
+        // Series panels (motion and numbers, then expressions), with the attitude panels between them.
+        var seriesPanels: [(rank: Int, panel: Panel)] = []
         for entry in selection.channels {
-            switch entry.channel.kind {
-            case .gyroscope, .accelerometer, .magnetometer:
-                let series = ["x", "y", "z"].enumerated().map { axis, name in
-                    Series(name: name, color: Self.palette[axis], points: entry.records.compactMap { record in
-                        guard case .motion(let sample) = record.reading else { return nil }
-                        return (record.time, [sample.value.x, sample.value.y, sample.value.z][axis])
-                    })
+            guard let plot = KindPlot.plot(for: entry.channel.kind).series else { continue }
+            let names = plot.names.isEmpty ? [entry.channel.id] : plot.names
+            var points = Array(repeating: [(Double, Double)](), count: names.count)
+            for record in entry.records {
+                guard let values = plot.values(record.reading), values.count == names.count else { continue }
+                for (line, value) in values.enumerated() { points[line].append((record.time, value)) }
+            }
+            guard points.contains(where: { !$0.isEmpty }) else { continue }
+            let series = names.indices.map { Series(name: names[$0], color: Self.palette[$0 % Self.palette.count], points: points[$0]) }
+            let id = entry.channel.id, kind = entry.channel.kind.rawValue
+            let units = plot.units ?? entry.channel.units ?? entry.channel.kind.units ?? ""
+            let panel: Panel
+            if let subject = plot.subject {
+                panel = Panel(id: "\(kind)-\(id)", title: "\(id) (\(subject))", height: plot.height) { svg, y, width in
+                    Self.drawSeries(&svg, y: y, width: width, title: "\(id): \(subject)", units: units,
+                                    time: timeRange, series: series, fixed: plot.fixed.map { ($0.lowerBound, $0.upperBound) })
                 }
-                let units = entry.channel.units ?? entry.channel.kind.units ?? ""
-                panels.append(Panel(id: "channel-\(entry.channel.id)", title: "\(entry.channel.id) (\(entry.channel.kind.rawValue), \(units))", height: 170) { svg, y, width in
-                    Self.drawSeries(&svg, y: y, width: width, title: "\(entry.channel.id): \(entry.channel.kind.rawValue)", units: units, time: timeRange, series: series)
-                })
-            default:
-                if let series = Self.scalarSeries(entry.records) {
-                    let units = entry.channel.units ?? entry.channel.kind.units ?? ""
-                    panels.append(Panel(id: "channel-\(entry.channel.id)", title: "\(entry.channel.id) (\(entry.channel.kind.rawValue))", height: 150) { svg, y, width in
-                        Self.drawSeries(&svg, y: y, width: width, title: "\(entry.channel.id): \(entry.channel.kind.rawValue)", units: units, time: timeRange,
-                                        series: [Series(name: entry.channel.id, color: Self.palette[0], points: series)])
-                    })
+            } else {
+                let title = plot.names.isEmpty ? "\(id) (\(kind))" : "\(id) (\(kind), \(units))"
+                panel = Panel(id: "channel-\(id)", title: title, height: plot.height) { svg, y, width in
+                    Self.drawSeries(&svg, y: y, width: width, title: "\(id): \(kind)", units: units, time: timeRange, series: series,
+                                    fixed: plot.fixed.map { ($0.lowerBound, $0.upperBound) })
                 }
             }
+            seriesPanels.append((plot.rank, panel))
         }
+        panels += seriesPanels.filter { $0.rank < 1 }.map(\.panel)
         let attitudes = selection.channels.filter { $0.channel.kind == .attitude }
         if !attitudes.isEmpty {
             for (part, name) in [(0, "heading"), (1, "elevation")] {
                 let series = attitudes.enumerated().map { number, entry in
                     Series(name: entry.channel.id, color: Self.palette[number % Self.palette.count], points: entry.records.compactMap { record in
-                        guard case .attitude(let sample) = record.reading else { return nil }
+                        guard let sample = AttitudeSample(record.reading) else { return nil }
                         return (record.time, part == 0 ? sample.heading() : sample.elevation())
                     })
                 }
@@ -167,25 +176,15 @@ public struct TracePlot: Sendable {
                 })
             }
         }
-        // Expression scores.
-        for entry in selection.channels where entry.channel.kind == .expression {
-            let series = Expression.allCases.enumerated().map { number, expression in
-                Series(name: expression.rawValue, color: Self.palette[number % Self.palette.count], points: entry.records.compactMap { record in
-                    guard case .expression(let reading) = record.reading, reading.rank == 0, let scores = reading.scores else { return nil }
-                    return (record.time, scores[expression])
-                })
-            }
-            panels.append(Panel(id: "expression-\(entry.channel.id)", title: "\(entry.channel.id) (expression scores)", height: 190) { svg, y, width in
-                Self.drawSeries(&svg, y: y, width: width, title: "\(entry.channel.id): expression scores, most prominent face", units: "score",
-                                time: timeRange, series: series, fixed: (0, 1))
-            })
-        }
+        panels += seriesPanels.filter { $0.rank >= 1 }.sorted { $0.rank < $1.rank }.map(\.panel)
         // Lanes.
-        let lanes = selection.channels.filter { [.app, .speaker, .keys, .pointer].contains($0.channel.kind) }
+        let lanes = selection.channels.compactMap { entry in
+            KindPlot.plot(for: entry.channel.kind).lane.map { lane in (entry.channel, entry.records.map { ($0.time, lane($0.reading)) }) }
+        }
         if !lanes.isEmpty {
             let height = 30 + Double(lanes.count) * 44
             panels.append(Panel(id: "lanes", title: "events", height: height) { svg, y, width in
-                Self.drawLanes(&svg, y: y, width: width, time: timeRange, lanes: lanes.map { ($0.channel, $0.records) })
+                Self.drawLanes(&svg, y: y, width: width, time: timeRange, lanes: lanes)
             })
         }
         return panels
@@ -200,16 +199,6 @@ public struct TracePlot: Sendable {
         var name: String
         var color: String
         var points: [(Double, Double)]
-    }
-
-    /// A numeric channel's values over time, where its readings are numbers.
-    private static func scalarSeries(_ records: [(time: Double, reading: Reading)]) -> [(Double, Double)]? {
-        var points: [(Double, Double)] = []
-        for record in records {
-            guard case .custom(let reading) = record.reading, let sample = reading.value as? ScalarSample else { return nil }
-            points.append((record.time, sample.value))
-        }
-        return points.isEmpty ? nil : points
     }
 
     /// `points` thinned to each pixel column's first, lowest, highest and last point.
@@ -294,7 +283,7 @@ public struct TracePlot: Sendable {
         legend(&svg, x: left + plotWidth + 12, y: y + 12, series: series)
     }
 
-    static func drawLanes(_ svg: inout SVG, y: Double, width: Double, time: (Double, Double), lanes: [(TraceChannel, [(time: Double, reading: Reading)])]) {
+    static func drawLanes(_ svg: inout SVG, y: Double, width: Double, time: (Double, Double), lanes: [(TraceChannel, [(time: Double, mark: KindPlot.LaneMark?)])]) {
         let plotWidth = width - left - right
         let height = 10 + Double(lanes.count) * 44
         frame(&svg, x: left, y: y, width: plotWidth, height: height, title: "events: app, speaker and input")
@@ -307,34 +296,27 @@ public struct TracePlot: Sendable {
             var labelled = -Double.infinity
             for record in records {
                 let x = timeScale(record.time)
-                switch record.reading {
-                case .appEvent(let event):
+                switch record.mark {
+                case .event(let name):
                     svg.line(x, laneY + 4, x, laneY + 34, stroke: palette[0])
                     if x - labelled > 60 {
-                        svg.text(x + 2, laneY + 14, event.name, size: 9, fill: palette[0])
+                        svg.text(x + 2, laneY + 14, name, size: 9, fill: palette[0])
                         labelled = x
                     }
-                case .playback(let event):
-                    let name: String
-                    switch event.item {
-                    case .clip(let clip): name = clip
-                    case .speech(let text, _): name = "“\(text)”"
+                case .start(let name):
+                    open = (record.time, name)
+                case .end:
+                    if let started = open {
+                        let startX = timeScale(started.time)
+                        svg.rect(startX, laneY + 8, max(2, x - startX), 22, fill: palette[2], opacity: 0.5)
+                        svg.text(startX + 2, laneY + 24, started.name, size: 9)
+                        open = nil
                     }
-                    switch event.phase {
-                    case .started, .resumed: open = (record.time, name)
-                    case .paused, .finished, .stopped:
-                        if let started = open {
-                            let startX = timeScale(started.time)
-                            svg.rect(startX, laneY + 8, max(2, x - startX), 22, fill: palette[2], opacity: 0.5)
-                            svg.text(startX + 2, laneY + 24, started.name, size: 9)
-                            open = nil
-                        }
-                    }
-                case .key(let key):
-                    svg.line(x, laneY + (key.state == .press ? 4 : 20), x, laneY + 34, stroke: palette[3])
-                case .pointer(let pointer):
-                    svg.circle(x, laneY + 20, pointer.phase == .press ? 3 : 1.5, fill: palette[4])
-                default:
+                case .key(let pressed):
+                    svg.line(x, laneY + (pressed ? 4 : 20), x, laneY + 34, stroke: palette[3])
+                case .pointer(let pressed):
+                    svg.circle(x, laneY + 20, pressed ? 3 : 1.5, fill: palette[4])
+                case nil:
                     break
                 }
             }
@@ -353,7 +335,7 @@ public struct TracePlot: Sendable {
         // Metres east and north of the first fix, on the local tangent plane.
         let fixes = locations.map { id, records in
             (id, records.compactMap { record -> (time: Double, fix: LocationFix)? in
-                guard case .location(let fix) = record.reading else { return nil }
+                guard let fix = LocationFix(record.reading) else { return nil }
                 return (record.time, fix)
             })
         }
@@ -437,7 +419,7 @@ public struct TracePlot: Sendable {
         // App events, placed where the first location channel was at their time.
         if let track = fixes.first?.1.filter({ $0.fix.coordinate != nil }), !track.isEmpty {
             for event in events {
-                guard case .appEvent(let appEvent) = event.reading else { continue }
+                guard let appEvent = AppEvent(event.reading) else { continue }
                 let index = track.lastIndex { $0.time <= event.time } ?? 0
                 let (east, north) = metres(track[index].fix.coordinate!)
                 guard appEvent.name.contains("arriv") || appEvent.name.contains("reached") else { continue }

@@ -18,17 +18,10 @@ struct MCAPTraceDecoder {
     private var lastTimestamps: [Int64]
     private var line = JSONOutput()
 
-    /// An MCAP channel's trace channel and message layout.
+    /// An MCAP channel's trace channel and message format.
     private struct Target {
         var index: Int
-        var layout: Layout
-    }
-
-    private enum Layout: Equatable {
-        case motion(MotionQuantity)
-        case pose, pointer, key, location, rawImage, compressedImage, expression, playback, log, json
-        /// A channel derived from a trace channel, such as a speaker's sound: not part of the trace.
-        case derived
+        var layout: MCAPMessageFormat
     }
 
     init(header: TraceHeader, file: String) {
@@ -58,26 +51,10 @@ struct MCAPTraceDecoder {
             throw TraceError(.badHeader, file: file, line: 0, field: "index", "MCAP channel \(channel.id) (\(channel.topic)) is not a channel of the header: its 'index' must name the header's channel '\(channel.topic)'")
         }
         let kind = header.channels[index].kind
-        let expected = TraceSchemas.schema(for: kind)
-        let layout: Layout
-        switch (kind, schemaName) {
-        case (.gyroscope, TraceSchemas.Schema.motion.name): layout = .motion(.angularVelocity)
-        case (.accelerometer, TraceSchemas.Schema.motion.name): layout = .motion(.acceleration)
-        case (.magnetometer, TraceSchemas.Schema.motion.name): layout = .motion(.magneticField)
-        case (.attitude, TraceSchemas.Schema.pose.name): layout = .pose
-        case (.pointer, TraceSchemas.Schema.pointer.name): layout = .pointer
-        case (.keys, TraceSchemas.Schema.key.name): layout = .key
-        case (.location, TraceSchemas.Schema.location.name): layout = .location
-        case (.camera, TraceSchemas.Schema.rawImage.name): layout = .rawImage
-        case (.camera, TraceSchemas.Schema.compressedImage.name): layout = .compressedImage
-        case (.expression, TraceSchemas.Schema.expression.name): layout = .expression
-        case (.speaker, TraceSchemas.Schema.playback.name): layout = .playback
-        case (.app, TraceSchemas.Schema.log.name): layout = .log
-        case (_, expected.name) where expected.messageEncoding == "json": layout = .json
-        default:
-            let names = kind == .camera ? "foxglove.RawImage or foxglove.CompressedImage" : expected.name
+        let formats = MCAPRecordLayouts.layout(for: kind).formats
+        guard let layout = formats[schemaName] else {
             throw TraceError(.badHeader, file: file, line: 0, field: "channel \(channel.id) (\(channel.topic))",
-                "its schema is '\(schemaName)', and a trace's \(kind.rawValue) channels are in \(names)")
+                "its schema is '\(schemaName)', and a trace's \(kind.rawValue) channels are in \(formats.keys.sorted().joined(separator: " or "))")
         }
         let encoding = layout == .json ? "json" : "protobuf"
         guard channel.messageEncoding == encoding else {

@@ -46,22 +46,6 @@ enum TraceSchemas {
         }
     }
 
-    /// The schema of a record's message: per kind, and for cameras per frame (raw pixels or an encoded image).
-    static func schema(for kind: DeviceKind, frame: Frame? = nil) -> Schema {
-        switch kind {
-        case .gyroscope, .accelerometer, .magnetometer: .motion
-        case .attitude: .pose
-        case .pointer: .pointer
-        case .keys: .key
-        case .location: .location
-        case .camera: frame?.pixelFormat.isCompressed == true ? .compressedImage : .rawImage
-        case .expression: .expression
-        case .speaker: .playback
-        case .app: .log
-        default: .json(kind)
-        }
-    }
-
     /// The JSON Schema of a registered kind's messages.
     static let jsonSchema = #"{"type":"object","properties":{"t":{"type":"integer"},"ch":{"type":"string"}},"required":["t","ch"]}"#
 

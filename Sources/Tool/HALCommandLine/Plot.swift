@@ -68,7 +68,7 @@ struct Plot: ParsableCommand {
         if let walk {
             let (_, places) = try WalkScenario.load(path: walk)
             options.places = places.sorted { $0.key < $1.key }.map { id, place in
-                TracePlot.Place(name: place.name ?? id, coordinate: GeoCoordinate(latitude: place.lat, longitude: place.lon), radius: radius)
+                TracePlot.Place(name: place.name ?? id, coordinate: place.coordinate, radius: radius)
             }
         }
         let plot = TracePlot(options: options)

@@ -398,14 +398,14 @@ public struct CampusExplorer: AppLogic {
         } else if places[id] != nil, !id.isEmpty {
             problems.append("the id '\(id)' is already a place")
         }
-        if let lat, let lon {
-            let here = GeoCoordinate(latitude: lat, longitude: lon)
+        let here = lat.flatMap { lat in lon.map { GeoCoordinate(latitude: lat, longitude: $0) } }
+        if let here {
             if let near = known.first(where: { ($0.value.coordinate?.distance(to: here) ?? .infinity) <= Self.duplicateDistance }) {
                 problems.append("\(named(near)) is already at that position")
             }
         }
         guard problems.isEmpty else { return .failure(FormProblems(problems)) }
-        return .success((id, CampusPlace(name: name, lat: lat, lon: lon, radius: radius, info: text("description"))))
+        return .success((id, CampusPlace(name: name, coordinate: here, radius: radius, info: text("description"))))
     }
 }
 

@@ -1,14 +1,13 @@
 public import AppCore
 public import HAL
 
-/// A place of the campus game. Any field may be left out where a places library supplies it.
+/// A place of the campus game: `{"name": …, "lat": …, "lon": …, "alt": …, "radius": …, "info": …, "hint": …}`. Any
+/// field may be left out where a places library supplies it; `lat` and `lon` come together.
 public struct CampusPlace: Sendable, Hashable, Codable {
     /// The name shown.
     public var name: String?
-    /// Latitude, WGS84 degrees.
-    public var lat: Double?
-    /// Longitude, WGS84 degrees.
-    public var lon: Double?
+    /// Where it is, WGS84.
+    public var coordinate: GeoCoordinate?
     /// Altitude, metres (kept for libraries shared with walk scenarios).
     public var alt: Double?
     /// The arrival radius in metres; the map's ``CampusMap/arrivalRadius`` when absent.
@@ -19,19 +18,38 @@ public struct CampusPlace: Sendable, Hashable, Codable {
     public var hint: String?
 
     /// Creates a place.
-    public init(name: String? = nil, lat: Double? = nil, lon: Double? = nil, radius: Double? = nil, info: String? = nil, hint: String? = nil) {
+    public init(
+        name: String? = nil, coordinate: GeoCoordinate? = nil, radius: Double? = nil, info: String? = nil, hint: String? = nil
+    ) {
         self.name = name
-        self.lat = lat
-        self.lon = lon
+        self.coordinate = coordinate
         self.radius = radius
         self.info = info
         self.hint = hint
     }
 
-    /// The position, when both coordinates are known.
-    public var coordinate: GeoCoordinate? {
-        guard let lat, let lon else { return nil }
-        return GeoCoordinate(latitude: lat, longitude: lon)
+    private enum CodingKeys: String, CodingKey { case name, alt, radius, info, hint }
+
+    /// Decodes a place, with its position in `lat` and `lon`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        coordinate = try GeoCoordinate.members(of: decoder)
+        alt = try container.decodeIfPresent(Double.self, forKey: .alt)
+        radius = try container.decodeIfPresent(Double.self, forKey: .radius)
+        info = try container.decodeIfPresent(String.self, forKey: .info)
+        hint = try container.decodeIfPresent(String.self, forKey: .hint)
+    }
+
+    /// Encodes the place as it is decoded.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(name, forKey: .name)
+        try coordinate?.encodeMembers(to: encoder)
+        try container.encodeIfPresent(alt, forKey: .alt)
+        try container.encodeIfPresent(radius, forKey: .radius)
+        try container.encodeIfPresent(info, forKey: .info)
+        try container.encodeIfPresent(hint, forKey: .hint)
     }
 }
 
@@ -156,8 +174,7 @@ public struct CampusMap: Sendable, Hashable, Codable {
         for (id, place) in places ?? [:] {
             var base = merged[id] ?? CampusPlace()
             if let name = place.name { base.name = name }
-            if let lat = place.lat { base.lat = lat }
-            if let lon = place.lon { base.lon = lon }
+            if let coordinate = place.coordinate { base.coordinate = coordinate }
             if let alt = place.alt { base.alt = alt }
             if let radius = place.radius { base.radius = radius }
             if let info = place.info { base.info = info }
@@ -206,13 +223,13 @@ public struct CampusMap: Sendable, Hashable, Codable {
         if !Limits.nameLength.contains(name.count) {
             throw AppConfigError(field: "\(field).name", "\(name.count) characters; expected \(Limits.nameText)")
         }
-        guard let lat = place.lat, Limits.latitude.contains(lat) else {
-            throw AppConfigError(field: "\(field).lat", "\(place.lat.map { "\($0)" } ?? "missing"); expected \(Limits.text(Limits.latitude, "degrees"))")
+        let latitude = place.coordinate?.latitude, longitude = place.coordinate?.longitude
+        guard let latitude, Limits.latitude.contains(latitude) else {
+            throw AppConfigError(field: "\(field).lat", "\(latitude.map { "\($0)" } ?? "missing"); expected \(Limits.text(Limits.latitude, "degrees"))")
         }
-        guard let lon = place.lon, Limits.longitude.contains(lon) else {
-            throw AppConfigError(field: "\(field).lon", "\(place.lon.map { "\($0)" } ?? "missing"); expected \(Limits.text(Limits.longitude, "degrees"))")
+        guard let longitude, Limits.longitude.contains(longitude) else {
+            throw AppConfigError(field: "\(field).lon", "\(longitude.map { "\($0)" } ?? "missing"); expected \(Limits.text(Limits.longitude, "degrees"))")
         }
-        _ = (lat, lon)
         if let radius = place.radius, !Limits.radius.contains(radius) {
             throw AppConfigError(field: "\(field).radius", "\(radius) m is out of range; expected \(Limits.text(Limits.radius, "m"))")
         }

@@ -75,7 +75,7 @@ public enum GeoFiles {
             let name = placemark.child("name")?.text.trimmed ?? "placemark-\(index + 1)"
             if let point = placemark.descendants(named: "Point").first, let coordinates = point.child("coordinates") {
                 guard let place = try coordinatesList(coordinates, file: file).first else { continue }
-                places[name] = WalkScenario.Place(name: name, lat: place.lat, lon: place.lon, alt: place.alt)
+                places[name] = WalkScenario.Place(name: name, coordinate: place.coordinate, alt: place.alt)
             }
             if samples == nil, let track = placemark.descendants(named: "gx:Track").first {
                 let whens = track.children(named: "when")
@@ -110,10 +110,11 @@ public enum GeoFiles {
     }
 
     static func validated(lat: Double, lon: Double, alt: Double?, file: String, line: Int) throws -> WalkScenario.Place {
-        guard GeoCoordinate(latitude: lat, longitude: lon).isOnEarth else {
+        let coordinate = GeoCoordinate(latitude: lat, longitude: lon)
+        guard coordinate.isOnEarth else {
             throw GeoFileError(file: file, line: line, message: "latitude \(lat), longitude \(lon) is not on the earth")
         }
-        return WalkScenario.Place(name: nil, lat: lat, lon: lon, alt: alt)
+        return WalkScenario.Place(name: nil, coordinate: coordinate, alt: alt)
     }
 
     /// Fixes from points: timed points keep their times; untimed ones are walked at `speed`.

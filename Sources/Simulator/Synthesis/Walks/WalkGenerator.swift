@@ -137,7 +137,7 @@ extension WalkScenario {
 
     func legs(places: [String: Place]) -> [Leg] {
         func resolve(_ target: Target?) -> Place {
-            target.map { $0.place(in: places)! } ?? Place(name: nil, lat: 0, lon: 0, alt: nil)
+            target.map { $0.place(in: places)! } ?? Place(name: nil, coordinate: GeoCoordinate(latitude: 0, longitude: 0), alt: nil)
         }
         var current = resolve(route.first?.at)
         var time = 0.0

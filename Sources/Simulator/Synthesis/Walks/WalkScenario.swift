@@ -35,27 +35,43 @@ public struct WalkScenario: Sendable, Hashable, Codable {
     /// Times the walker holds the phone up toward a place: adds a `heading` attitude channel.
     public var pointing: [Pointing]?
 
-    /// A named place.
+    /// A named place: `{"name": …, "lat": …, "lon": …, "alt": …}`.
     public struct Place: Sendable, Hashable, Codable {
         /// A display name.
         public var name: String?
-        /// Latitude, degrees.
-        public var lat: Double
-        /// Longitude, degrees.
-        public var lon: Double
+        /// Where it is.
+        public var coordinate: GeoCoordinate
         /// Altitude above mean sea level, metres.
         public var alt: Double?
 
         /// Creates a place.
-        public init(name: String?, lat: Double, lon: Double, alt: Double?) {
+        public init(name: String?, coordinate: GeoCoordinate, alt: Double?) {
             self.name = name
-            self.lat = lat
-            self.lon = lon
+            self.coordinate = coordinate
             self.alt = alt
         }
 
-        /// The place's coordinate.
-        public var coordinate: GeoCoordinate { GeoCoordinate(latitude: lat, longitude: lon) }
+        private enum CodingKeys: String, CodingKey { case name, alt }
+
+        /// Decodes a place; its `lat` and `lon` are required.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            alt = try container.decodeIfPresent(Double.self, forKey: .alt)
+            guard let coordinate = try GeoCoordinate.members(of: decoder) else {
+                throw DecodingError.keyNotFound(
+                    GeoCoordinate.MemberKeys.lat, .init(codingPath: decoder.codingPath, debugDescription: "a place has a 'lat' and a 'lon'"))
+            }
+            self.coordinate = coordinate
+        }
+
+        /// Encodes the place as it is decoded.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(name, forKey: .name)
+            try container.encodeIfPresent(alt, forKey: .alt)
+            try coordinate.encodeMembers(to: encoder)
+        }
     }
 
     /// A place by name, or a coordinate written out.
@@ -232,7 +248,7 @@ public struct WalkScenario: Sendable, Hashable, Codable {
             for target in [step.at, step.to] { if case .point(let place) = target { points.append(("route[\(index)]", place)) } }
         }
         for (place, point) in points where !point.coordinate.isOnEarth {
-            throw ScriptError.located(file: file, "\(place): latitude \(point.lat), longitude \(point.lon) is not on the earth")
+            throw ScriptError.located(file: file, "\(place): latitude \(point.coordinate.latitude), longitude \(point.coordinate.longitude) is not on the earth")
         }
         try ScriptFile.checkRecordCount(recordEstimate(places: places), file: file)
     }

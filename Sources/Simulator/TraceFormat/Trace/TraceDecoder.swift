@@ -1,4 +1,3 @@
-import LibC
 import HAL
 
 /// Turns trace lines into a header and records, rejecting anything the format does
@@ -11,7 +10,7 @@ public struct TraceDecoder {
     /// The file name used in errors.
     public let file: String?
     private let channelIDs: [[UInt8]]
-    private let codecs: [RecordCodec]
+    private let layouts: [any RecordLayout]
     private var lastTimestamps: [Int64]
     private var scratch: [JSONScanner.Field] = []
 
@@ -20,7 +19,7 @@ public struct TraceDecoder {
         self.header = header
         self.file = file
         self.channelIDs = header.channels.map { Array($0.id.utf8) }
-        self.codecs = header.channels.map { RecordCodec($0.kind) }
+        self.layouts = header.channels.map { RecordLayouts.layout(for: $0.kind) }
         self.lastTimestamps = Array(repeating: .min, count: header.channels.count)
     }
 
@@ -160,41 +159,7 @@ public struct TraceDecoder {
                 "\(nanoseconds) is earlier than \(lastTimestamps[channel]) before it in channel '\(header.channels[channel].id)'")
         }
         let kind = header.channels[channel].kind
-        let reading: Reading
-        switch codecs[channel] {
-        case .motion(let quantity):
-            reading = .motion(MotionSample(timestamp: timestamp, quantity: quantity, value: try vector(&fields)))
-        case .attitude:
-            reading = .attitude(try attitude(&fields, timestamp, frame: header.channels[channel].frame!))
-        case .pointer:
-            reading = .pointer(try pointerEvent(&fields, timestamp))
-        case .keys:
-            let code = try fields.required("code", "key code") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readInt64() }
-            let state = try fields.enumeration("state", KeyState.self)!
-            reading = .key(KeyEvent(timestamp: timestamp, code: Int(code), state: state))
-        case .location:
-            reading = .location(try locationFix(&fields, timestamp))
-        case .camera:
-            reading = .frame(try frame(&fields, timestamp))
-        case .expression:
-            reading = .expression(try expressionReading(&fields, timestamp))
-        case .speaker:
-            reading = .playback(try playbackEvent(&fields, timestamp))
-        case .app:
-            reading = .appEvent(try appEvent(&fields, timestamp))
-        case .fields(let codec):
-            var values = RecordValues(try fields.remainingValues())
-            do {
-                reading = try codec.decode(&values, timestamp)
-            } catch {
-                throw fields.error(error.isMissing ? .missingField : .invalidValue, error.field, error.message)
-            }
-            if let unread = values.unread.first {
-                throw fields.error(.unknownField, unread, "\(kind.rawValue) records have no such field")
-            }
-        case .none:
-            throw fields.error(.invalidValue, "ch", "channel '\(header.channels[channel].id)' is of kind '\(kind.rawValue)', which has no registered trace fields")
-        }
+        let reading = try layouts[channel].decode(&fields, at: timestamp, on: header.channels[channel])
         try fields.rejectUnread("\(kind.rawValue) records")
         lastTimestamps[channel] = nanoseconds
         return TraceRecord(channel: channel, reading: reading)
@@ -225,12 +190,12 @@ public struct TraceDecoder {
                 guard channel == nil, scanner.peek() == UInt8(ascii: "\""),
                       let idEnd = Self.closingQuote(scanner.bytes, from: scanner.position + 1),
                       let index = channelIndex(rawID: (scanner.position + 1)..<idEnd, in: scanner),
-                      case .motion(let kind) = codecs[index]
+                      let kind = layouts[index].motionQuantity
                 else { return nil }
                 scanner.position = idEnd + 1
                 (channel, quantity) = (index, kind)
             case (1, UInt8(ascii: "v"), _):
-                guard vector == nil, let value = try? Self.readVector(&scanner) else { return nil }
+                guard vector == nil, let value = try? MotionLayout.readVector(&scanner) else { return nil }
                 vector = value
             default:
                 return nil
@@ -289,226 +254,7 @@ public struct TraceDecoder {
         throw fields.error(.unknownChannel, "ch", "no channel '\(name)' in the header (channels: \(known))")
     }
 
-    private func vector(_ fields: inout RecordFields) throws(TraceError) -> Vector3 {
-        try fields.required("v", "vector [x, y, z]", Self.readVector)
-    }
-
-    /// A motion record's `v`: an array of exactly three numbers.
-    @inline(__always)
-    private static func readVector(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Vector3 {
-        var vector = Vector3.zero
-        try scanner.readNumberArray(count: 3) { index, value in
-            switch index {
-            case 0: vector.x = value
-            case 1: vector.y = value
-            default: vector.z = value
-            }
-        }
-        return vector
-    }
-
-    private func attitude(_ fields: inout RecordFields, _ timestamp: Timestamp, frame: EarthFrame) throws(TraceError) -> AttitudeSample {
-        let q = try fields.required("q", "quaternion [w, x, y, z]") { (s: inout JSONScanner) throws(JSONSyntaxError) -> Quaternion in
-            var q = Quaternion.identity
-            try s.readNumberArray(count: 4) { index, value in
-                switch index {
-                case 0: q.w = value
-                case 1: q.x = value
-                case 2: q.y = value
-                default: q.z = value
-                }
-            }
-            return q
-        }
-        guard abs(q.magnitude - 1) <= 1e-6 else {
-            throw fields.error(.invalidValue, "q", "a unit quaternion has norm 1, not \(q.magnitude)")
-        }
-        let accuracy = try nonNegative(&fields, "hacc")
-        return AttitudeSample(timestamp: timestamp, quaternion: q, frame: frame, headingAccuracy: accuracy)
-    }
-
-    private func pointerEvent(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> PointerEvent {
-        let phase = try fields.enumeration("phase", PointerPhase.self)!
-        let pointer = try fields.optional("pointer") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readInt64() } ?? 0
-        let x = try fields.required("x", "position x", Self.readDouble)
-        let y = try fields.required("y", "position y", Self.readDouble)
-        return PointerEvent(timestamp: timestamp, pointer: Int(pointer), phase: phase, x: x, y: y)
-    }
-
-    private static func readDouble(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Double {
-        try scanner.readDouble()
-    }
-
-    private static func readString(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> String {
-        try scanner.readString()
-    }
-
-    private static func readInt(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Int64 {
-        try scanner.readInt64()
-    }
-
-    private func locationFix(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> LocationFix {
-        let mode = try fields.enumeration("mode", FixMode.self)!
-        var utc: Int64?
-        if let text = try fields.optional("utc", Self.readString) {
-            guard let parsed = UTCTime.parse(text) else {
-                throw fields.error(.invalidValue, "utc", "'\(text)' is not an ISO 8601 UTC time such as 2026-11-21T10:15:30.25Z")
-            }
-            utc = parsed
-        }
-        var coordinate: GeoCoordinate?
-        if mode == .none {
-            for name in ["lat", "lon", "alt"] where fields.has(name) {
-                throw fields.error(.invalidValue, name, "a fix with mode 'none' has no position")
-            }
-        } else {
-            let latitude = try fields.required("lat", "latitude", Self.readDouble)
-            let longitude = try fields.required("lon", "longitude", Self.readDouble)
-            guard (-90...90).contains(latitude) else { throw fields.error(.invalidValue, "lat", "\(latitude) is outside -90...90") }
-            guard (-180...180).contains(longitude) else { throw fields.error(.invalidValue, "lon", "\(longitude) is outside -180...180") }
-            coordinate = GeoCoordinate(latitude: latitude, longitude: longitude)
-        }
-        var fix = LocationFix(timestamp: timestamp, utcNanoseconds: utc, mode: mode, coordinate: coordinate)
-        fix.altitude = try fields.optional("alt", Self.readDouble)
-        fix.horizontalAccuracy = try nonNegative(&fields, "hacc")
-        fix.verticalAccuracy = try nonNegative(&fields, "vacc")
-        fix.speed = try nonNegative(&fields, "speed")
-        fix.course = try fields.optional("course", Self.readDouble)
-        if let course = fix.course, !(0..<360).contains(course) {
-            throw fields.error(.invalidValue, "course", "\(course) is outside 0..<360 degrees")
-        }
-        if let satellites = try fields.optional("sats", Self.readInt) {
-            guard satellites >= 0 else { throw fields.error(.invalidValue, "sats", "a satellite count is not negative") }
-            fix.satellites = Int(satellites)
-        }
-        return fix
-    }
-
-    private func nonNegative(_ fields: inout RecordFields, _ name: StaticString) throws(TraceError) -> Double? {
-        guard let value = try fields.optional(name, Self.readDouble) else { return nil }
-        guard value >= 0 else { throw fields.error(.invalidValue, "\(name)", "\(value) is negative") }
-        return value
-    }
-
     /// The largest width or height a frame has: V4L2's and the image decoders' sizes fit well inside it, and a
     /// frame's pixel count stays far from any integer's limit.
     package static let maximumFrameSide: Int64 = 65_535
-
-    private func frame(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> Frame {
-        let sequence = try fields.required("seq", "sequence number", Self.readInt)
-        let width = try fields.required("width", "width", Self.readInt)
-        let height = try fields.required("height", "height", Self.readInt)
-        let format = try fields.enumeration("format", PixelFormat.self)!
-        let stride = try fields.optional("stride", Self.readInt) ?? 0
-        let path = try fields.required("file", "frame file", Self.readString)
-        guard sequence >= 0 else { throw fields.error(.invalidValue, "seq", "a sequence number is not negative") }
-        guard (1...Self.maximumFrameSide).contains(width) else {
-            throw fields.error(.invalidValue, "width", "\(width) is not a width of 1...\(Self.maximumFrameSide) pixels")
-        }
-        guard (1...Self.maximumFrameSide).contains(height) else {
-            throw fields.error(.invalidValue, "height", "\(height) is not a height of 1...\(Self.maximumFrameSide) pixels")
-        }
-        guard (0...(4 * Self.maximumFrameSide)).contains(stride) else {
-            throw fields.error(.invalidValue, "stride", "\(stride) is not a stride of 0...\(4 * Self.maximumFrameSide) bytes")
-        }
-        guard TracePath.staysInsideTraceFolder(path) else {
-            throw fields.error(.pathOutsideTrace, "file", "'\(path)' leaves the trace's folder; frame files must be inside it")
-        }
-        return Frame(
-            timestamp: timestamp, sequence: UInt64(sequence), width: Int(width), height: Int(height),
-            pixelFormat: format, bytesPerRow: Int(stride), storage: .file(path: path))
-    }
-
-    private func expressionReading(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> ExpressionReading {
-        let face = try fields.optional("face") { (s: inout JSONScanner) throws(JSONSyntaxError) -> FaceBox in
-            try s.expect(UInt8(ascii: "["), "[x, y, width, height]")
-            var numbers: [Int] = []
-            for index in 0..<4 {
-                if index > 0 { try s.expect(UInt8(ascii: ","), "4 whole numbers") }
-                numbers.append(Int(try s.readInt64()))
-            }
-            try s.expect(UInt8(ascii: "]"), "exactly 4 whole numbers")
-            return FaceBox(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
-        }
-        guard let face else {
-            for field in ["scores", "id", "rank", "faces"] where fields.has(field) {
-                throw fields.error(.invalidValue, field, "a reading with no face has no \(field)")
-            }
-            return .noFace(at: timestamp)
-        }
-        let faceID = try fields.optional("id", Self.readInt)
-        let faceCount = try fields.optional("faces", Self.readInt) ?? 1
-        let rank = try fields.optional("rank", Self.readInt) ?? 0
-        if let faceID, faceID < 0 || faceID > Int64(Int32.max) {
-            throw fields.error(.invalidValue, "id", "\(faceID) is not a face id (0...\(Int32.max))")
-        }
-        guard (1...1024).contains(faceCount) else { throw fields.error(.invalidValue, "faces", "\(faceCount) is not a face count (1...1024)") }
-        guard (0..<faceCount).contains(rank) else {
-            throw fields.error(.invalidValue, "rank", "\(rank) is not a place among \(faceCount) faces (0...\(faceCount - 1))")
-        }
-        guard var scoresScanner = fields.value("scores") else {
-            throw fields.error(.missingField, "scores", "a reading with a face needs its 7 scores")
-        }
-        var scratch: [JSONScanner.Field] = []
-        var scoreFields = try RecordFields(scanner: &scoresScanner, scratch: &scratch, file: file, line: fields.line, path: "scores.")
-        var values: [Double] = []
-        for expression in Expression.allCases {
-            guard let score = try scoreFields.optional(named: expression.rawValue, Self.readDouble) else {
-                throw scoreFields.error(.missingField, expression.rawValue, "a reading with a face needs all 7 scores")
-            }
-            guard (0...1).contains(score) else {
-                throw scoreFields.error(.invalidValue, expression.rawValue, "\(score) is outside 0...1")
-            }
-            values.append(score)
-        }
-        try scoreFields.rejectUnread("scores")
-        return ExpressionReading(
-            timestamp: timestamp, face: face, scores: ExpressionScores(values)!, faceID: faceID.map { Int($0) }, rank: Int(rank),
-            faceCount: Int(faceCount))
-    }
-
-    private func playbackEvent(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> PlaybackEvent {
-        let phase = try fields.enumeration("phase", PlaybackPhase.self)!
-        let clip = try fields.optional("clip", Self.readString)
-        let speech = try fields.optional("speech", Self.readString)
-        let item: PlaybackItem
-        switch (clip, speech) {
-        case (let name?, nil): item = .clip(name: name)
-        case (nil, let text?): item = .speech(text: text, voice: try fields.required("voice", "voice", Self.readString))
-        case (nil, nil): throw fields.error(.missingField, "clip", "a speaker record names a 'clip' or a 'speech'")
-        case (.some, .some): throw fields.error(.invalidValue, "speech", "a speaker record has a 'clip' or a 'speech', not both")
-        }
-        let requested = try fields.optional("requested") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readInt64() }
-        let gain = try fields.optional("gain") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readDouble() }
-        return PlaybackEvent(
-            timestamp: timestamp, phase: phase, item: item, requested: requested.map { Timestamp(nanoseconds: $0) }, gain: gain)
-    }
-
-    private func appEvent(_ fields: inout RecordFields, _ timestamp: Timestamp) throws(TraceError) -> AppEvent {
-        let name = try fields.required("event", "event name", Self.readString)
-        guard !name.isEmpty else { throw fields.error(.invalidValue, "event", "an event name is not empty") }
-        var attributes: [String: AppEventValue] = [:]
-        if var dataScanner = fields.value("data") {
-            var scratch: [JSONScanner.Field] = []
-            let data = try RecordFields(scanner: &dataScanner, scratch: &scratch, file: file, line: fields.line, path: "data.")
-            for field in data.fields {
-                let key = dataScanner.keyString(field)
-                var value = JSONScanner(fields.bytes, range: field.value)
-                do {
-                    switch value.peek() {
-                    case UInt8(ascii: "\""): attributes[key] = .string(try value.readString())
-                    case UInt8(ascii: "t"), UInt8(ascii: "f"): attributes[key] = .bool(try value.readBool())
-                    default:
-                        let start = value.position
-                        let token = try value.numberToken()
-                        value.position = start
-                        attributes[key] = token.isInteger ? .int(try value.readInt64()) : .double(try value.readDouble())
-                    }
-                } catch {
-                    throw data.error(.invalidValue, key, "an event's data values are strings, numbers or booleans")
-                }
-            }
-        }
-        return AppEvent(timestamp: timestamp, name: name, attributes: attributes)
-    }
 }

@@ -1,32 +1,5 @@
 import HAL
 
-/// How the trace format writes and reads one channel's records: the built-in kinds by heart, in their fixed
-/// layouts; every other kind through the fields its ``HAL/KindDescription`` gives. Worked out once per channel.
-enum RecordCodec {
-    case motion(MotionQuantity)
-    case attitude, pointer, keys, location, camera, expression, speaker, app
-    case fields(FieldCodec)
-    /// A kind that is not registered, or registered without fields: its records cannot be written or read.
-    case none
-
-    init(_ kind: DeviceKind) {
-        switch kind {
-        case .gyroscope: self = .motion(.angularVelocity)
-        case .accelerometer: self = .motion(.acceleration)
-        case .magnetometer: self = .motion(.magneticField)
-        case .attitude: self = .attitude
-        case .pointer: self = .pointer
-        case .keys: self = .keys
-        case .location: self = .location
-        case .camera: self = .camera
-        case .expression: self = .expression
-        case .speaker: self = .speaker
-        case .app: self = .app
-        default: self = KindRegistry.description(of: kind)?.fields.map(RecordCodec.fields) ?? .none
-        }
-    }
-}
-
 extension JSONOutput {
     /// Writes a registered kind's fields after `t` and `ch`, in the codec's order. Names must be new to the record
     /// and numbers finite.
