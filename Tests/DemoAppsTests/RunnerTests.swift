@@ -89,7 +89,22 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
                 "    1.200 timer", "    1.600 speaker.finished clip=beep", "    1.600 heard.finished channel=speaker",
             ]
             #expect(lines == expected)
+            // The same runner driven without suspending: a simulated speaker is never awaited.
+            let twin = CapturingSpeaker(
+                info: DeviceInfo(uri: "capture:slow", name: "slow", kind: .speaker, backend: "capture"), clock: VirtualClock(),
+                latency: SpeakerLatency(base: .milliseconds(Int64(latency * 1000))))
+            var synchronous = AppRunner(logic: Listener(), speaker: twin)
+            #expect(synchronous.runsSynchronously)
+            var syncLog = synchronous.syncStart(at: at(0))
+            syncLog += synchronous.syncFeed(.command(AppCommand(timestamp: at(1), action: "beep")))
+            syncLog += synchronous.syncFeed(.tick(at(5)))
+            #expect(syncLog == log)
         }
+        // A live speaker is awaited: its runner does not run synchronously.
+        #expect(!AppRunner(logic: Listener(), speaker: FailingSpeaker()).runsSynchronously)
+        let undriven = CapturingSpeaker(info: DeviceInfo(uri: "capture:live", name: "live", kind: .speaker, backend: "capture"), clock: VirtualClock())
+        #expect(!AppRunner(logic: Listener(), speaker: undriven, drivesSpeaker: false).runsSynchronously)
+        #expect(AppRunner(logic: Listener()).runsSynchronously)
     }
 
     /// Asks for two beeps at once, and stops the speaker when it hears the first one end.

@@ -1,21 +1,5 @@
 public import HAL
 
-/// What an app asks of the `Speaker`.
-public enum SpeakerRequest: Sendable, Hashable {
-    /// Play a clip.
-    case play(AudioClip)
-    /// Speak text.
-    case speak(Utterance)
-    /// Pause what is playing.
-    case pause
-    /// Resume after a pause.
-    case resume
-    /// Stop what is playing and drop anything queued.
-    case stop
-    /// Set the output volume, 0 (silent) to 1 (full).
-    case setVolume(Double)
-}
-
 /// What an app asks of its `VideoScreen`. The runner plays the video's soundtrack on the speaker alongside:
 /// it starts, pauses, resumes, moves and stops with the frames.
 public enum VideoRequest: Sendable, Hashable {

@@ -112,30 +112,59 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         }
         // Inputs are kept as events only when an expectation names them: a motion channel at 100 Hz is not made
         // into events for a check about taps. Each keeps the device's time, its delivery, and its place in the run.
+        // Whether a channel is named is worked out once per channel; the channel stays an index until then.
         let inputMatchers = expectations.flatMap(\.matchers).filter(\.isAboutInputs)
         let observesInputs = !inputMatchers.isEmpty
-        var observedNames: [String: Bool] = [:]
+        let channels = inputs.header.channels.map(\.id)
+        let observedChannels = channels.map { id in observesInputs && inputMatchers.contains { $0.matches(name: "input:\(id)") } }
+        var observedCommands: [String: Bool] = [:]
         var observed: [(event: AppEvent, delivered: Timestamp, before: Int)] = []
-        func feed(_ input: AppInput, arrival: Timestamp) async {
-            // The timers due before the delivery fire first, so that the input stands after them in the run.
+        func observe(_ input: AppInput, channel: Int?, at delivery: Timestamp) {
+            guard observesInputs else { return }
+            let named: Bool
+            if let channel {
+                named = observedChannels[channel]
+            } else if let name = AppInputObservations.name(of: input) {
+                named = observedCommands[name] ?? inputMatchers.contains { $0.matches(name: name) }
+                observedCommands[name] = named
+            } else {
+                named = false
+            }
+            if named, let event = AppInputObservations.event(for: input) { observed.append((event, delivery, events.count)) }
+        }
+        // The timers due before a delivery fire first, so that the input stands after them in the run. A runner that
+        // never waits (a simulated speaker, or none) is driven synchronously when nothing paces the replay.
+        func syncFeed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp) {
+            let delivery = max(arrival, runner.now ?? arrival)
+            emit(runner.syncAdvance(to: delivery))
+            observe(input, channel: channel, at: delivery)
+            emit(runner.syncFeed(input, deliveredAt: delivery))
+        }
+        func feed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp) async {
             let delivery = max(arrival, runner.now ?? arrival)
             emit(await runner.advance(to: delivery))
-            if observesInputs, let name = AppInputObservations.name(of: input) {
-                let named = observedNames[name] ?? inputMatchers.contains { $0.matches(name: name) }
-                observedNames[name] = named
-                if named, let event = AppInputObservations.event(for: input) { observed.append((event, delivery, events.count)) }
-            }
+            observe(input, channel: channel, at: delivery)
             emit(await runner.feed(input, deliveredAt: delivery))
         }
-        emit(await runner.start(at: start))
-        let channels = inputs.header.channels.map(\.id)
         var next = 0
-        try await replay.run(pacingClock: pacingClock) { record, arrival in
-            while next < scripted.count, scripted[next].timestamp <= arrival {
-                await feed(scripted[next], arrival: scripted[next].timestamp)
-                next += 1
+        if runner.runsSynchronously && pacing.factor == nil {
+            emit(runner.syncStart(at: start))
+            try replay.forEach(arriving: { record, arrival in
+                while next < scripted.count, scripted[next].timestamp <= arrival {
+                    syncFeed(scripted[next], arrival: scripted[next].timestamp)
+                    next += 1
+                }
+                syncFeed(.reading(record.reading, channel: channels[record.channel]), channel: record.channel, arrival: arrival)
+            })
+        } else {
+            emit(await runner.start(at: start))
+            try await replay.run(pacingClock: pacingClock) { record, arrival in
+                while next < scripted.count, scripted[next].timestamp <= arrival {
+                    await feed(scripted[next], arrival: scripted[next].timestamp)
+                    next += 1
+                }
+                await feed(.reading(record.reading, channel: channels[record.channel]), channel: record.channel, arrival: arrival)
             }
-            await feed(.reading(record.reading, channel: channels[record.channel]), arrival: arrival)
         }
         let last = end.map(time) ?? max(inputs.end ?? start, scripted.last?.timestamp ?? start)
         for input in scripted[next...] where input.timestamp <= last { await feed(input, arrival: input.timestamp) }

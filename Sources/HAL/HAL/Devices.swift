@@ -115,6 +115,37 @@ public protocol Speaker: Device {
     func events(buffering: ReadingBuffering) -> AsyncThrowingStream<PlaybackEvent, any Error>
 }
 
+/// A request to a ``Speaker``: what an app asks of it.
+public enum SpeakerRequest: Sendable, Hashable {
+    /// Play a clip.
+    case play(AudioClip)
+    /// Speak text.
+    case speak(Utterance)
+    /// Pause what is playing.
+    case pause
+    /// Resume after a pause.
+    case resume
+    /// Stop what is playing and drop anything queued.
+    case stop
+    /// Set the output volume, 0 (silent) to 1 (full).
+    case setVolume(Double)
+}
+
+extension Speaker {
+    /// Makes `request` on the speaker: ``play(_:)``, ``speak(_:)``, ``pause()``, ``resume()``, ``stop()`` or
+    /// ``setVolume(_:)``.
+    public func perform(_ request: SpeakerRequest) async throws {
+        switch request {
+        case .play(let clip): try await play(clip)
+        case .speak(let utterance): try await speak(utterance)
+        case .pause: try await pause()
+        case .resume: try await resume()
+        case .stop: try await stop()
+        case .setVolume(let volume): try await setVolume(volume)
+        }
+    }
+}
+
 /// A speaker that plays in virtual time: its playback events follow from the requests and a latency model, not from a
 /// device, so a runner replaying a trace can tell it the time and collect its events in order.
 ///
@@ -127,4 +158,7 @@ public protocol VirtualTimeSpeaker: Speaker {
     func advance(to time: Timestamp) -> [PlaybackEvent]
     /// When the next playback event is due, if one is.
     var nextEventTime: Timestamp? { get }
+    /// Makes `request` at the speaker's time, at once: what the asynchronous requests do, without suspending, so that
+    /// a runner replaying a trace never waits for the speaker (`AppRunner`'s `sync` methods).
+    func performNow(_ request: SpeakerRequest) throws
 }

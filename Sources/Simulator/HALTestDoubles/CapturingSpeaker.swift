@@ -87,55 +87,61 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
     /// Everything asked for so far, in order.
     public var captures: [Capture] { state.withLock { $0.captures } }
 
-    public func play(_ clip: AudioClip) async throws {
-        accept(.clip(name: clip.name), try measure.measure(clip, guard: clip.loudnessGuard ?? loudnessGuard))
-    }
+    public func play(_ clip: AudioClip) async throws { try performNow(.play(clip)) }
 
-    public func speak(_ utterance: Utterance) async throws {
-        accept(.speech(text: utterance.text, voice: utterance.voice), try measure.measure(utterance, guard: loudnessGuard))
-    }
+    public func speak(_ utterance: Utterance) async throws { try performNow(.speak(utterance)) }
 
-    public func pause() async throws {
-        let now = currentTime
-        update { state in
-            guard state.pausedAt == nil, let first = state.scheduled.first else { return }
-            state.pausedAt = now
-            if first.startEmitted { emit(PlaybackEvent(timestamp: now, phase: .paused, item: state.captures[first.capture].item), in: &state) }
-        }
-    }
+    public func pause() async throws { try performNow(.pause) }
 
-    public func resume() async throws {
-        let now = currentTime
-        update { state in
-            guard let pausedAt = state.pausedAt else { return }
-            state.pausedAt = nil
-            let held = pausedAt.duration(to: now)
-            for entry in state.scheduled {
-                if state.captures[entry.capture].start >= pausedAt { state.captures[entry.capture].start = state.captures[entry.capture].start.advanced(by: held) }
-                state.captures[entry.capture].end = state.captures[entry.capture].end.advanced(by: held)
+    public func resume() async throws { try performNow(.resume) }
+
+    public func stop() async throws { try performNow(.stop) }
+
+    public func setVolume(_ volume: Double) async throws { try performNow(.setVolume(volume)) }
+
+    /// Makes `request` at the speaker's time, at once. Every request, asynchronous or not, is made here.
+    public func performNow(_ request: SpeakerRequest) throws {
+        switch request {
+        case .play(let clip):
+            accept(.clip(name: clip.name), try measure.measure(clip, guard: clip.loudnessGuard ?? loudnessGuard))
+        case .speak(let utterance):
+            accept(.speech(text: utterance.text, voice: utterance.voice), try measure.measure(utterance, guard: loudnessGuard))
+        case .pause:
+            let now = currentTime
+            update { state in
+                guard state.pausedAt == nil, let first = state.scheduled.first else { return }
+                state.pausedAt = now
+                if first.startEmitted { emit(PlaybackEvent(timestamp: now, phase: .paused, item: state.captures[first.capture].item), in: &state) }
             }
-            if let first = state.scheduled.first, first.startEmitted {
-                emit(PlaybackEvent(timestamp: now, phase: .resumed, item: state.captures[first.capture].item), in: &state)
+        case .resume:
+            let now = currentTime
+            update { state in
+                guard let pausedAt = state.pausedAt else { return }
+                state.pausedAt = nil
+                let held = pausedAt.duration(to: now)
+                for entry in state.scheduled {
+                    if state.captures[entry.capture].start >= pausedAt { state.captures[entry.capture].start = state.captures[entry.capture].start.advanced(by: held) }
+                    state.captures[entry.capture].end = state.captures[entry.capture].end.advanced(by: held)
+                }
+                if let first = state.scheduled.first, first.startEmitted {
+                    emit(PlaybackEvent(timestamp: now, phase: .resumed, item: state.captures[first.capture].item), in: &state)
+                }
             }
-        }
-    }
-
-    public func stop() async throws {
-        let now = currentTime
-        update { state in
-            state.pausedAt = nil
-            if let first = state.scheduled.first, first.startEmitted {
-                state.captures[first.capture].end = now
-                emit(PlaybackEvent(timestamp: now, phase: .stopped, item: state.captures[first.capture].item), in: &state)
+        case .stop:
+            let now = currentTime
+            update { state in
+                state.pausedAt = nil
+                if let first = state.scheduled.first, first.startEmitted {
+                    state.captures[first.capture].end = now
+                    emit(PlaybackEvent(timestamp: now, phase: .stopped, item: state.captures[first.capture].item), in: &state)
+                }
+                let dropped = Set(state.scheduled.filter { !$0.startEmitted }.map(\.capture))
+                state.captures = state.captures.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+                state.scheduled.removeAll()
             }
-            let dropped = Set(state.scheduled.filter { !$0.startEmitted }.map(\.capture))
-            state.captures = state.captures.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
-            state.scheduled.removeAll()
+        case .setVolume(let volume):
+            state.withLock { $0.volume = min(max(volume, 0), 1) }
         }
-    }
-
-    public func setVolume(_ volume: Double) async throws {
-        state.withLock { $0.volume = min(max(volume, 0), 1) }
     }
 
     public func events(buffering: ReadingBuffering) -> AsyncThrowingStream<PlaybackEvent, any Error> {

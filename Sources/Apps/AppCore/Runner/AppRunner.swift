@@ -43,6 +43,8 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// handed on (none for a frame), and whether a delivery is under way.
     private var deviceQueue: [(input: AppInput, logged: AppEvent?)] = []
     private var delivering = false
+    /// Requests for a live speaker, each with its time, not yet made.
+    private var liveRequests: [(request: SpeakerRequest, time: Timestamp)] = []
     /// The open video's soundtrack, kept with its frames.
     private var soundtrack = SoundtrackSync()
 
@@ -67,12 +69,23 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// written to that storage in the run (each write the app asks for is logged as `storage.skipped`), so what is
     /// there stays for repair.
     public mutating func start(at time: Timestamp) async -> [AppEvent] {
+        let events = syncStart(at: time)
+        return await events + performLiveRequests()
+    }
+
+    /// ``start(at:)`` without suspending, for a runner that ``runsSynchronously``.
+    public mutating func syncStart(at time: Timestamp) -> [AppEvent] {
         var output = AppOutput()
         stored.restore(&logic, at: time, output: &output)
         logic.start(at: time, output: &output)
         lastTime = time
-        return await carryOut(output, at: time)
+        return carryOut(output, at: time)
     }
+
+    /// Whether the runner never waits, so that its `sync` methods (``syncStart(at:)``, ``syncFeed(_:deliveredAt:)``,
+    /// ``syncAdvance(to:)``) can drive it: it has no speaker, or one it drives in virtual time. A replay's simulated
+    /// speaker is one; a live speaker (`alsa:`) is not, and the runner awaits each request to it.
+    public var runsSynchronously: Bool { speaker == nil || virtualSpeaker != nil }
 
     /// When the app was last handed something: an input, a timer or a device's output. `nil` before ``start(at:)``.
     public var now: Timestamp? { lastTime }
@@ -84,10 +97,16 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// after its timestamp), or the input's own timestamp when `nil`; one older than ``now`` (a reordered or jittered
     /// reading) is delivered at ``now``, so the app never sees time go back and its events stay in time order.
     public mutating func feed(_ input: AppInput, deliveredAt arrival: Timestamp? = nil) async -> [AppEvent] {
+        let events = syncFeed(input, deliveredAt: arrival)
+        return await events + performLiveRequests()
+    }
+
+    /// ``feed(_:deliveredAt:)`` without suspending, for a runner that ``runsSynchronously``.
+    public mutating func syncFeed(_ input: AppInput, deliveredAt arrival: Timestamp? = nil) -> [AppEvent] {
         var input = input
         let time = max(arrival ?? input.timestamp, lastTime ?? arrival ?? input.timestamp)
         input.timestamp = time
-        var events = await advance(to: time)
+        var events = syncAdvance(to: time)
         if case .speakerFailed(_, let reason) = input {
             return events + loseSpeaker(at: time, reason: reason)
         }
@@ -97,23 +116,29 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         }
         var output = AppOutput()
         logic.handle(input, output: &output)
-        events += await carryOut(output, at: time)
+        events += carryOut(output, at: time)
         return events
     }
 
     /// Fires every timer due at or before `time`, each at its own deadline.
     public mutating func advance(to time: Timestamp) async -> [AppEvent] {
+        let events = syncAdvance(to: time)
+        return await events + performLiveRequests()
+    }
+
+    /// ``advance(to:)`` without suspending, for a runner that ``runsSynchronously``.
+    public mutating func syncAdvance(to time: Timestamp) -> [AppEvent] {
         var events: [AppEvent] = []
         while true {
             let timer = logic.nextDeadline.flatMap { $0 <= time ? $0 : nil }
             let device = nextDeviceTime.flatMap { $0 <= time ? $0 : nil }
             if let device, device <= timer ?? device {
                 // The devices' events first at a tie: a timer then sees the sound and the video as they are.
-                events += await deliverDevices(upTo: device)
+                events += deliverDevices(upTo: device)
             } else if let timer {
                 var output = AppOutput()
                 logic.advance(to: timer, output: &output)
-                events += await carryOut(output, at: timer)
+                events += carryOut(output, at: timer)
             } else {
                 break
             }
@@ -133,7 +158,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// first at a tie): a playback event is logged, then delivered as a playback reading on channel `speaker` or
     /// `video`; a frame is delivered as a frame reading on channel `video`. Outputs that the app's answer to one of
     /// them causes join the end of the queue, after the ones already due.
-    private mutating func deliverDevices(upTo time: Timestamp) async -> [AppEvent] {
+    private mutating func deliverDevices(upTo time: Timestamp) -> [AppEvent] {
         let played = speakerFailed ? [] : virtualSpeaker?.advance(to: time) ?? []
         let shown = screen?.advance(to: time) ?? []
         var (speakerIndex, screenIndex) = (0, 0)
@@ -167,7 +192,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
             var output = AppOutput()
             logic.handle(input, output: &output)
             output.requests = followed + output.requests
-            events += await carryOut(output, at: input.timestamp)
+            events += carryOut(output, at: input.timestamp)
         }
         return events
     }
@@ -187,12 +212,12 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     }
 
     /// Carries out what the app asked for while handling something at `time`.
-    private mutating func carryOut(_ output: AppOutput, at time: Timestamp) async -> [AppEvent] {
+    private mutating func carryOut(_ output: AppOutput, at time: Timestamp) -> [AppEvent] {
         var events = output.events
         events += stored.write(output.stored, at: time)
         guard !output.requests.isEmpty || !output.videoRequests.isEmpty else { return events }
         // The driven devices take the requests at their time; what is due by then has been delivered.
-        events += await deliverDevices(upTo: time)
+        events += deliverDevices(upTo: time)
         var requests = output.requests
         for request in output.videoRequests {
             requests += show(request, at: time, events: &events)
@@ -202,23 +227,40 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 events += DeviceEvents.skipped(request, at: time)
                 continue
             }
-            guard let speaker else { continue }
+            guard let virtualSpeaker else {
+                // A live speaker is awaited once the app's answer is carried out (``performLiveRequests()``).
+                if speaker != nil { liveRequests.append((request, time)) }
+                continue
+            }
             do {
-                switch request {
-                case .play(let clip): try await speaker.play(clip)
-                case .speak(let utterance): try await speaker.speak(utterance)
-                case .pause: try await speaker.pause()
-                case .resume: try await speaker.resume()
-                case .stop: try await speaker.stop()
-                case .setVolume(let volume): try await speaker.setVolume(volume)
-                }
+                try virtualSpeaker.performNow(request)
             } catch {
                 events += loseSpeaker(at: time, reason: "\(error)")
                 events += DeviceEvents.skipped(request, at: time)
             }
         }
         // What the requests did at once (a pause, a stop, a sound with no latency, a frame after a seek).
-        events += await deliverDevices(upTo: time)
+        events += deliverDevices(upTo: time)
+        return events
+    }
+
+    /// Makes the requests waiting for a live speaker, in order. One that fails loses the speaker, and the rest are
+    /// skipped.
+    private mutating func performLiveRequests() async -> [AppEvent] {
+        var events: [AppEvent] = []
+        while !liveRequests.isEmpty {
+            let (request, time) = liveRequests.removeFirst()
+            guard !speakerFailed, let speaker else {
+                events += DeviceEvents.skipped(request, at: time)
+                continue
+            }
+            do {
+                try await speaker.perform(request)
+            } catch {
+                events += loseSpeaker(at: time, reason: "\(error)")
+                events += DeviceEvents.skipped(request, at: time)
+            }
+        }
         return events
     }
 

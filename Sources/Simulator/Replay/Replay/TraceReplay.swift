@@ -87,14 +87,38 @@ public struct TraceReplay: Sendable {
     /// This is the throughput path: no task hop and no clock per record. When a
     /// `clock` is given it is advanced to each record's time before the record is delivered.
     public func forEach(clock: VirtualClock? = nil, _ body: (TraceRecord) throws -> Void) rethrows {
+        try each { record, _ in
+            clock?.advance(to: record.timestamp)
+            try body(record)
+        }
+    }
+
+    /// Delivers every record with its arrival (``arrivals``) synchronously, as fast as possible, whatever the pacing
+    /// option: no task hop and no clock per record. A task cancelled meanwhile stops the replay with
+    /// `CancellationError` (checked every 1,024 records).
+    public func forEach(arriving body: (_ record: TraceRecord, _ arrival: Timestamp) throws -> Void) throws {
+        var delivered = 0
+        try each { record, arrival in
+            delivered &+= 1
+            if delivered % 1024 == 0 { try Task.checkCancellation() }
+            try body(record, arrival)
+        }
+    }
+
+    /// Every record of every loop with its arrival, shifted by the loop's period.
+    private func each(_ body: (_ record: TraceRecord, _ arrival: Timestamp) throws -> Void) rethrows {
         guard !pass.isEmpty else { return }
         var loop: Int64 = 0
         while options.loops.map({ loop < $0 }) ?? true {
             let shift = loopPeriod.wholeNanoseconds * loop
-            for var record in pass {
-                if shift != 0 { record.reading.timestamp.nanoseconds += shift }
-                clock?.advance(to: record.timestamp)
-                try body(record)
+            for index in pass.indices {
+                var record = pass[index]
+                var arrival = arrivals.isEmpty ? record.timestamp : arrivals[index]
+                if shift != 0 {
+                    record.reading.timestamp.nanoseconds += shift
+                    arrival.nanoseconds += shift
+                }
+                try body(record, arrival)
             }
             loop += 1
         }
