@@ -3,9 +3,7 @@ import Audio
 import CSndfile
 import Foundation
 import HAL
-import Interchange
 import Replay
-import Synthesis
 import TraceFormat
 import TestSupport
 import Testing

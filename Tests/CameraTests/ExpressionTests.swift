@@ -2,9 +2,6 @@ import FrameSources
 import Expressions
 import Foundation
 import HAL
-import Interchange
-import Replay
-import Synthesis
 import TraceFormat
 import Testing
 import TestSupport

@@ -3,9 +3,6 @@ import FrameSources
 import Expressions
 import Foundation
 import HAL
-import Interchange
-import Replay
-import Synthesis
 import TraceFormat
 import Testing
 import TestSupport

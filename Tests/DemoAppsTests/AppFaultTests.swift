@@ -4,7 +4,6 @@ import DemoApps
 import Session
 import Foundation
 import HAL
-import Interchange
 import Replay
 import Synthesis
 import TraceFormat

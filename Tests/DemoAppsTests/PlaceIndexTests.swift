@@ -2,10 +2,6 @@ import Foundation
 import AppCore
 import DemoApps
 import HAL
-import Interchange
-import Replay
-import Synthesis
-import TraceFormat
 import Testing
 
 @Suite struct PlaceIndexTests {

@@ -6,7 +6,6 @@ import Replay
 import Session
 import Testing
 import TestSupport
-import TraceFormat
 
 /// "Every X followed by Y within S" and "never Y without X before it", on events and on inputs.
 @Suite struct ResponseTimeTests {

@@ -3,10 +3,6 @@ import AppCore
 import Audio
 import DemoApps
 import HAL
-import Interchange
-import Replay
-import Synthesis
-import TraceFormat
 import Testing
 import TestSupport
 

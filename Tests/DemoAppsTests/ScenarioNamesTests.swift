@@ -1,7 +1,6 @@
 import HALCommandLine
 import AppCore
 import DemoApps
-import Foundation
 import HAL
 import Session
 import Testing

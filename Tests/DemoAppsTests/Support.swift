@@ -1,6 +1,5 @@
 import Foundation
 import AppCore
-import DemoApps
 import HAL
 import TestSupport
 

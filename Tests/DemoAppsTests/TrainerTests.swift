@@ -3,10 +3,6 @@ import AppCore
 import DemoApps
 import Audio
 import HAL
-import Interchange
-import Replay
-import Synthesis
-import TraceFormat
 import Foundation
 import Testing
 import TestSupport

@@ -4,10 +4,6 @@ import AppCore
 import DemoApps
 import Audio
 import HAL
-import Interchange
-import Replay
-import Synthesis
-import TraceFormat
 import Testing
 import TestSupport
 import Motion

@@ -3,7 +3,6 @@ import LibC
 import Foundation
 import HAL
 import Interchange
-import Replay
 import Synthesis
 import TraceFormat
 import Testing

@@ -1,10 +1,8 @@
 import Foundation
 import HAL
 import Motion
-import Interchange
 import Replay
 import Synthesis
-import TraceFormat
 import Testing
 
 /// Fusion accuracy, in the ENU frame unless a test says otherwise. Errors are degrees.

@@ -1,7 +1,6 @@
 import Foundation
 import HAL
 import Motion
-import Interchange
 import Replay
 import Synthesis
 import TraceFormat

@@ -2,9 +2,7 @@ import HALTestDoubles
 import Foundation
 import HAL
 import Motion
-import Interchange
 import Replay
-import Synthesis
 import TraceFormat
 import TestSupport
 import Testing

@@ -7,7 +7,6 @@ import Interchange
 import Replay
 import Synthesis
 import SystemSupport
-import TraceFormat
 import TestSupport
 import Testing
 

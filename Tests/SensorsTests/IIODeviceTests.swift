@@ -1,10 +1,6 @@
 import Foundation
 import HAL
 import IIO
-import Interchange
-import Replay
-import Synthesis
-import TraceFormat
 import TestSupport
 import UmockdevFixtures
 import Testing

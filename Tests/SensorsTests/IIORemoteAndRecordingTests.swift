@@ -1,8 +1,6 @@
 import Foundation
 import HAL
-import Interchange
 import Replay
-import Synthesis
 import TraceFormat
 import TestSupport
 import Testing

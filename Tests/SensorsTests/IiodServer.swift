@@ -1,6 +1,5 @@
 import LibC
 import Foundation
-import Testing
 import TestSupport
 
 /// A real iiod serving an umockdev testbed on a loopback port, for the remote (`iio:ip:`) tests.

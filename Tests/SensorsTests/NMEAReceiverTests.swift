@@ -1,4 +1,3 @@
-import Foundation
 import HAL
 import NMEA
 import GPS
@@ -6,7 +5,6 @@ import Interchange
 import Replay
 import Synthesis
 import SystemSupport
-import TraceFormat
 import TestSupport
 import Testing
 

@@ -1,5 +1,4 @@
 import HAL
-import Interchange
 import Replay
 import Synthesis
 import TraceFormat

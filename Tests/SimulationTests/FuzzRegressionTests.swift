@@ -2,7 +2,6 @@ import Foundation
 import Interchange
 import MCAP
 import Replay
-import Synthesis
 import TraceFormat
 import Testing
 import TraceMCAP

@@ -1,7 +1,4 @@
 import HAL
-import Interchange
-import Replay
-import Synthesis
 import TraceFormat
 import Testing
 

@@ -1,7 +1,5 @@
 import Foundation
 import HAL
-import Interchange
-import Replay
 import Synthesis
 import TraceFormat
 import TestSupport

@@ -1,6 +1,5 @@
 import HALTestDoubles
 import HAL
-import Interchange
 import Replay
 import Synthesis
 import TraceFormat

@@ -1,8 +1,4 @@
-import Foundation
 import HAL
-import Interchange
-import Replay
-import Synthesis
 import TraceFormat
 import TestSupport
 

@@ -1,9 +1,5 @@
 import HALTestDoubles
 import HAL
-import Interchange
-import Replay
-import Synthesis
-import TraceFormat
 import Testing
 
 /// The order in which sleepers woke.

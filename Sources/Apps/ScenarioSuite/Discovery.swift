@@ -1,5 +1,4 @@
 import Foundation
-import TraceFormat
 
 /// Finding a suite's scenario files.
 public enum ScenarioDiscovery {

@@ -4,7 +4,6 @@ import Foundation
 import HAL
 import Replay
 public import Session
-import TraceFormat
 
 /// Runs a suite of scenario files through the session library, side by side, and says what each did: what
 /// `hal test` runs, and what a project's own command line runs with its own apps.

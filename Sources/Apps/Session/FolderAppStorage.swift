@@ -1,6 +1,5 @@
 public import AppCore
 import Foundation
-import TraceFormat
 
 /// An app's storage in a folder on disk (`hal run --storage DIR`): each file under its name, written whole through a
 /// temporary file and a rename, so a crash leaves the old file or the new one, never half of one.

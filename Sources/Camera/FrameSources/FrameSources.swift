@@ -1,5 +1,4 @@
 public import HAL
-import COpenCV
 import Foundation
 
 /// Frames from files: a folder of images (`images:FOLDER?rate=N`), a video OpenCV can read

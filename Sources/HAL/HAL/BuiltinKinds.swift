@@ -1,4 +1,3 @@
-import LibC
 /// The descriptions of the kinds the package builds in: their units, text forms and faults. Their trace records are
 /// encoded by the trace format itself, for speed.
 enum BuiltinKinds {

@@ -1,4 +1,3 @@
-import LibC
 
 /// How loud audio is, by EBU R 128: measured by the `Audio` module (libebur128), carried here as a value.
 public struct Loudness: Sendable, Hashable {

@@ -1,7 +1,6 @@
 import LibC
 import SystemSupport
 import CEvdev
-import Foundation
 public import HAL
 public import InputEvents
 

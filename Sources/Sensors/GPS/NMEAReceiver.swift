@@ -1,6 +1,5 @@
 import LibC
 import SystemSupport
-import Foundation
 public import HAL
 import NMEA
 

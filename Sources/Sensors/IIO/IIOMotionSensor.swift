@@ -1,7 +1,3 @@
-import LibC
-import SystemSupport
-import CIIO
-import Foundation
 public import HAL
 
 /// A gyroscope (`anglvel`), accelerometer (`accel`) or magnetometer (`magn`) read through libiio:

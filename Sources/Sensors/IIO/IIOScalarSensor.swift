@@ -1,5 +1,3 @@
-import SystemSupport
-import CIIO
 public import HAL
 
 /// A barometer, thermometer, hygrometer, ambient light or proximity sensor read through libiio:

@@ -1,4 +1,3 @@
-import LibC
 import SystemSupport
 import CIIO
 import HAL

@@ -1,4 +1,3 @@
-import LibC
 public import HAL
 
 /// How far an attitude estimate is from the truth, split into heading and tilt.

@@ -1,6 +1,4 @@
 public import TraceFormat
-import Replay
-import HAL
 
 extension Trace {
     /// Loads a trace, or generates one from a script, by the file's name:

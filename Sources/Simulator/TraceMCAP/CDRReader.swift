@@ -1,4 +1,3 @@
-import TraceFormat
 /// Reads ROS 2's CDR serialisation (XCDR1, the `cdr` message encoding): a four-byte encapsulation header naming
 /// the byte order, then fields aligned to their size from the end of the header.
 struct CDRReader {

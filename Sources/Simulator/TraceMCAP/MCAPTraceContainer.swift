@@ -1,4 +1,3 @@
-import HAL
 public import MCAP
 public import TraceFormat
 

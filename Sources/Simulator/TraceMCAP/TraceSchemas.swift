@@ -1,4 +1,3 @@
-import TraceFormat
 import HAL
 
 /// How a trace's channels are stored in MCAP: the schema and message encoding of each kind, and the names of the

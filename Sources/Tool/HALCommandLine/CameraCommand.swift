@@ -2,9 +2,6 @@ import ArgumentParser
 import V4L2
 import FrameSources
 import HAL
-import Interchange
-import Replay
-import Synthesis
 import TraceFormat
 
 /// `hal camera list|grab|record`.

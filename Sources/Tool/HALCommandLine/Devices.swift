@@ -1,9 +1,5 @@
 import ArgumentParser
 import HAL
-import Interchange
-import Replay
-import Synthesis
-import TraceFormat
 
 /// `hal devices`: what the factory can open.
 struct Devices: ParsableCommand {

@@ -3,9 +3,6 @@ import FrameSources
 import Expressions
 import Foundation
 import HAL
-import Interchange
-import Replay
-import Synthesis
 import TraceFormat
 
 /// `hal expressions IMAGE|DIR…`: facial-expression readings for image files.

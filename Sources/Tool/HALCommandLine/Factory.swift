@@ -6,10 +6,8 @@ import HAL
 import IIO
 import Evdev
 import GPS
-import Interchange
 import Replay
 import Synthesis
-import TraceFormat
 
 /// The device factory with every backend the tool links, and those `HALCommandLine.main` was handed.
 func makeDeviceFactory(searchFolders: [String] = ["traces"]) -> DeviceFactory {

@@ -1,8 +1,5 @@
 import ArgumentParser
 import HAL
-import Interchange
-import Replay
-import Synthesis
 import TraceFormat
 
 /// `hal info TRACE`: channels, duration, counts and rates.

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import InputEvents
 import Interchange
-import Replay
-import Synthesis
 import TraceFormat
 
 /// `hal input …`: Linux input recordings.

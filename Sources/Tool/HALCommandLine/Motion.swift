@@ -1,9 +1,7 @@
 import ArgumentParser
 import HAL
 import Motion
-import Interchange
 import Replay
-import Synthesis
 import TraceFormat
 
 /// `hal motion …`: trajectories and orientation fusion.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HAL
 import Plotting
 import Synthesis
 import TraceFormat

@@ -1,8 +1,6 @@
 import ArgumentParser
 import HAL
-import Interchange
 import Replay
-import Synthesis
 import TraceFormat
 
 /// `hal record --out FILE URI…`: records devices into a trace.

@@ -1,8 +1,6 @@
 import ArgumentParser
 import HAL
-import Interchange
 import Replay
-import Synthesis
 import TraceFormat
 
 /// `hal replay [TRACE]`: prints the records as they are delivered.

@@ -1,9 +1,7 @@
 import AppCore
 import ArgumentParser
-import Foundation
 import HAL
 import Session
-import Interchange
 import Replay
 import Synthesis
 import TraceFormat

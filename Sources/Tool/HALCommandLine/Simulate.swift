@@ -1,7 +1,5 @@
 import ArgumentParser
 import HAL
-import Interchange
-import Replay
 import Synthesis
 import TraceFormat
 

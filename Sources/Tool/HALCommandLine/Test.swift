@@ -1,10 +1,8 @@
 import LibC
-import AppCore
 import ArgumentParser
 import Foundation
 import HAL
 import ScenarioSuite
-import Session
 
 /// `hal test [PATH…]`: runs every scenario under the paths, side by side or as one shard of a CI matrix.
 struct TestCommand: AsyncParsableCommand {

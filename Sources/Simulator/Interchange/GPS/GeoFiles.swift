@@ -1,4 +1,3 @@
-import TraceFormat
 public import Synthesis
 import Foundation
 #if canImport(FoundationXML)

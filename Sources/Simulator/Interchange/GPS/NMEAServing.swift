@@ -1,4 +1,3 @@
-import LibC
 import TraceFormat
 public import Replay
 import HAL

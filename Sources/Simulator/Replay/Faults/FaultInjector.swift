@@ -1,4 +1,3 @@
-import LibC
 public import TraceFormat
 public import HAL
 

@@ -1,4 +1,3 @@
-import TraceFormat
 /// How fast a replay delivers records.
 public enum ReplayPacing: Sendable, Hashable {
     /// No waiting: each record follows the last at once. Deterministic; the default in tests.

@@ -1,5 +1,4 @@
 public import TraceFormat
-import Replay
 public import HAL
 
 /// A scripted facial-expression sensor: which expression the face shows, when, and how strongly.

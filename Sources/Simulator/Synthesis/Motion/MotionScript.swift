@@ -1,6 +1,4 @@
 import TraceFormat
-import Replay
-import Foundation
 import HAL
 
 /// A scripted walk-through of a handheld device: hold still, turn, tap, swipe.

@@ -1,5 +1,4 @@
 public import TraceFormat
-import Replay
 import Foundation
 import HAL
 

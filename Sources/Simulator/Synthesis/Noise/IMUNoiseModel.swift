@@ -1,5 +1,3 @@
-import TraceFormat
-import Replay
 public import HAL
 
 /// The errors of one three-axis inertial or magnetic sensor, in the style of Gazebo's

@@ -1,6 +1,5 @@
 import LibC
 public import TraceFormat
-import Replay
 import HAL
 
 extension WalkScenario {

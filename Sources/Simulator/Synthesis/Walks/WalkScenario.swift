@@ -1,6 +1,4 @@
 import TraceFormat
-import Replay
-import Foundation
 public import HAL
 
 /// A scripted GPS walk for QA: places, a route with speeds and dwell times, and how the
