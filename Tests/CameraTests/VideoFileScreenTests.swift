@@ -110,16 +110,58 @@ import HALTestDoubles
         }
     }
 
-    /// A frame that can no longer be read (the file went away before a seek back) fails the video, naming the file.
-    @Test func aFileThatGoesAwayFailsTheVideoNamingIt() throws {
+    /// A file is decoded once per process: it plays on after it goes away (as a player holding it open does), every
+    /// screen that shows it gets the same pixels, and a file that changes is decoded again.
+    @Test func aFileIsDecodedOnceAndDecodedAgainWhenItChanges() throws {
         let path = try Self.video()
         let screen = VideoFileScreen()
         try screen.open(VideoClip(name: "ten.avi", path: path), at: .zero)
-        _ = screen.advance(to: Self.time(0.35))
+        let first = screen.advance(to: Self.time(0.35))
         try FileManager.default.removeItem(atPath: path)
         _ = screen.seek(toFraction: 0, at: Self.time(0.4))
+        #expect(Self.lines(screen.advance(to: Self.time(0.45))) == ["frame 0 @ 0.4"])
+        // A new file at the path, of five frames: decoded anew, not the ten kept.
+        do {  // the writer closes the file when it goes
+            let writer = try VideoWriter(path: path, framesPerSecond: 10, width: 64, height: 48)
+            for index in 0..<5 {
+                try writer.append(CVImage(converting: TestPattern(kind: .checkers, width: 64, height: 48, format: .bgr24).frame(index, at: .zero), to: .bgr))
+            }
+        }
+        let changed = VideoFileScreen()
+        try changed.open(VideoClip(name: "five.avi", path: path), at: .zero)
+        let lines = Self.lines(changed.advance(to: Self.time(5)))
+        #expect(lines.filter { $0.hasPrefix("frame") }.count == 5, "\(lines)")
+        let shownBefore = first.compactMap { if case .frame(let frame) = $0 { frame.storage } else { nil } }
+        let again = VideoFileScreen()
+        try again.open(VideoClip(name: "five.avi", path: path), at: .zero)
+        let shownNow = again.advance(to: Self.time(5)).compactMap { if case .frame(let frame) = $0 { frame.storage } else { nil } }
+        #expect(shownNow.count == 5 && shownNow.first != shownBefore.first)
+    }
+
+    /// A frame a video can no longer give fails it, naming the video, and the screen shows nothing more.
+    @Test func aVideoThatCannotMoveFailsNamingIt() throws {
+        final class Unseekable: ScreenVideo {
+            var next = 0
+            let rate = 10.0
+            let frameCount = 10
+            func move(to index: Int) throws(DeviceError) {
+                guard index >= next else { throw DeviceError(.notFound, uri: "video:gone.avi", "the file went away") }
+                next = index
+            }
+            func read(at time: Timestamp) -> Frame? {
+                defer { next += 1 }
+                return next < frameCount ? Frame(timestamp: time, sequence: UInt64(next), width: 1, height: 1, pixelFormat: .grey, bytesPerRow: 1, storage: .bytes([0])) : nil
+            }
+        }
+        struct Source: ScreenVideoSource {
+            func open(_ clip: VideoClip) throws -> any ScreenVideo { Unseekable() }
+        }
+        let screen = SimulatedScreen(videos: Source())
+        try screen.open(VideoClip(name: "gone.avi", path: "gone.avi"), at: .zero)
+        _ = screen.advance(to: Self.time(0.35))
+        _ = screen.seek(toFraction: 0, at: Self.time(0.4))
         let lines = Self.lines(screen.advance(to: Self.time(1)))
-        #expect(lines.count == 1 && lines[0].hasPrefix("failed @ 0.4: ") && lines[0].contains(path), "\(lines)")
+        #expect(lines.count == 1 && lines[0].hasPrefix("failed @ 0.4: ") && lines[0].contains("gone.avi"), "\(lines)")
         #expect(screen.nextEventTime == nil)
     }
 

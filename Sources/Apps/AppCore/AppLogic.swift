@@ -55,7 +55,7 @@ public enum AppInput: Sendable, Hashable {
 }
 
 /// An app's logic: a state machine fed device readings, user commands and time, that emits
-/// `AppEvent`s (what a screen would show) and ``SpeakerRequest``s (what to play or speak).
+/// `AppEvent`s (what a screen would show) and `SpeakerRequest`s (what to play or speak).
 ///
 /// It has no clock and does no I/O. Time comes from its inputs and from ``advance(to:output:)``,
 /// which the ``AppRunner`` calls for every timer (``nextDeadline``) before delivering a later input.

@@ -76,14 +76,15 @@ extension VideoFile: ScreenVideo {
     var frameCount: Int { statedFrameCount > 0 ? statedFrameCount : countFrames() }
 }
 
-/// Video files decoded by OpenCV, as BGR: the ``HALTestDoubles/ScreenVideoSource`` of a `VideoFileScreen`.
+/// Video files decoded by OpenCV, as BGR: the ``HALTestDoubles/ScreenVideoSource`` of a `VideoFileScreen`. Each file
+/// is decoded once per process and its frames shared by every screen that shows it (``DecodedVideos``).
 public struct VideoFiles: ScreenVideoSource {
     /// Creates the source.
     public init() {}
 
     /// Opens the clip's file.
     public func open(_ clip: VideoClip) throws -> any ScreenVideo {
-        try VideoFile(path: clip.path, uri: "video:\(clip.path)")
+        try DecodedVideos.open(path: clip.path, uri: "video:\(clip.path)")
     }
 }
 
