@@ -399,10 +399,8 @@ public struct CampusExplorer: AppLogic {
             problems.append("the id '\(id)' is already a place")
         }
         let here = lat.flatMap { lat in lon.map { GeoCoordinate(latitude: lat, longitude: $0) } }
-        if let here {
-            if let near = known.first(where: { ($0.value.coordinate?.distance(to: here) ?? .infinity) <= Self.duplicateDistance }) {
-                problems.append("\(named(near)) is already at that position")
-            }
+        if let here, let near = known.first(where: { ($0.value.coordinate?.distance(to: here) ?? .infinity) <= Self.duplicateDistance }) {
+            problems.append("\(named(near)) is already at that position")
         }
         guard problems.isEmpty else { return .failure(FormProblems(problems)) }
         return .success((id, CampusPlace(name: name, coordinate: here, radius: radius, info: text("description"))))

@@ -66,13 +66,6 @@ struct UnstoredLayout: RecordLayout {
 
 // MARK: Shared readers and writers
 
-/// Readers of one JSON value, as ``RecordFields`` takes them.
-enum Read {
-    static func double(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Double { try scanner.readDouble() }
-    static func string(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> String { try scanner.readString() }
-    static func int(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Int64 { try scanner.readInt64() }
-}
-
 extension RecordFields {
     /// An optional number that must not be negative.
     mutating func nonNegative(_ name: StaticString) throws(TraceError) -> Double? {

@@ -115,7 +115,7 @@ struct RecordFields {
         _ name: StaticString, _ type: T.Type, required isRequired: Bool = true
     ) throws(TraceError) -> T? where T.RawValue == String {
         let allowed = T.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-        guard let text = try optional(name, { (scanner: inout JSONScanner) throws(JSONSyntaxError) in try scanner.readString() }) else {
+        guard let text = try optional(name, Read.string) else {
             if isRequired { throw error(.missingField, "\(name)", "required field is missing (one of \(allowed))") }
             return nil
         }
@@ -134,4 +134,11 @@ struct RecordFields {
             throw error(.unknownField, scannerKey(index), "\(what) have no such field")
         }
     }
+}
+
+/// Readers of one JSON value, as ``RecordFields`` takes them.
+enum Read {
+    static func double(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Double { try scanner.readDouble() }
+    static func string(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> String { try scanner.readString() }
+    static func int(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Int64 { try scanner.readInt64() }
 }

@@ -31,13 +31,13 @@ public struct TraceDecoder {
         var scratch: [JSONScanner.Field] = []
         var fields = try RecordFields(scanner: &scanner, scratch: &scratch, file: file, line: 1)
         do { try scanner.expectEnd() } catch { throw TraceError(.malformedJSON, file: file, line: 1, error.description) }
-        let format = try fields.optional("format") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readString() }
+        let format = try fields.optional("format", Read.string)
         guard format == TraceHeader.formatName else {
             throw TraceError(
                 .badHeader, file: file, line: 1, field: "format",
                 "the first line must be a header with \"format\":\"\(TraceHeader.formatName)\"")
         }
-        let version = try fields.required("version", "format version") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readInt64() }
+        let version = try fields.required("version", "format version", Read.int)
         guard (1...Int64(TraceHeader.currentVersion)).contains(version) else {
             throw TraceError(
                 .badHeader, file: file, line: 1, field: "version",
@@ -92,24 +92,22 @@ public struct TraceDecoder {
     ) throws(TraceError) -> TraceChannel {
         var scratch: [JSONScanner.Field] = []
         var fields = try RecordFields(scanner: &scanner, scratch: &scratch, file: file, line: 1, path: "channels[\(index)].")
-        let readString = { (s: inout JSONScanner) throws(JSONSyntaxError) -> String in try s.readString() }
-        let readNumber = { (s: inout JSONScanner) throws(JSONSyntaxError) -> Double in try s.readDouble() }
-        let id = try fields.required("id", "channel id", readString)
+        let id = try fields.required("id", "channel id", Read.string)
         guard TraceChannel.isValidID(id) else {
             throw fields.error(.invalidValue, "id", "'\(id)' is not a valid channel id (letters, digits, '.', '_', '-')")
         }
         guard !existing.contains(where: { $0.id == id }) else {
             throw fields.error(.invalidValue, "id", "channel id '\(id)' is used twice")
         }
-        let kindName = try fields.required("kind", "device kind", readString)
+        let kindName = try fields.required("kind", "device kind", Read.string)
         guard let kind = DeviceKind(rawValue: kindName) else {
             let known = DeviceKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             throw fields.error(
                 .invalidValue, "kind",
                 "'\(kindName)' is not one of \(known); a program that adds a kind registers it (KindRegistry.register) before reading its traces")
         }
-        let source = try fields.required("source", "source URI", readString)
-        let units = try fields.optional("units", readString)
+        let source = try fields.required("source", "source URI", Read.string)
+        let units = try fields.optional("units", Read.string)
         var channel = TraceChannel(id: id, kind: kind, source: source, units: units)
         channel.units = units
         guard units == kind.units else {
@@ -118,14 +116,14 @@ public struct TraceDecoder {
             }
             throw fields.error(.wrongUnits, "units", TraceEncoder.unitsMessage(channel))
         }
-        channel.rate = try fields.optional("rate", readNumber)
+        channel.rate = try fields.optional("rate", Read.double)
         if let rate = channel.rate, !(rate > 0) {
             throw fields.error(.invalidValue, "rate", "a rate is a positive number of hertz")
         }
-        channel.name = try fields.optional("name", readString)
-        channel.backend = try fields.optional("backend", readString)
-        channel.range = try fields.optional("range", readNumber)
-        channel.resolution = try fields.optional("resolution", readNumber)
+        channel.name = try fields.optional("name", Read.string)
+        channel.backend = try fields.optional("backend", Read.string)
+        channel.range = try fields.optional("range", Read.double)
+        channel.resolution = try fields.optional("resolution", Read.double)
         channel.frame = try fields.enumeration("frame", EarthFrame.self, required: false)
         guard (kind == .attitude) == (channel.frame != nil) else {
             throw fields.error(channel.frame == nil ? .missingField : .unknownField, "frame", TraceEncoder.frameMessage(kind))
@@ -150,7 +148,7 @@ public struct TraceDecoder {
         do { try scanner.expectEnd() } catch {
             throw TraceError(.malformedJSON, file: file, line: lineNumber, error.description)
         }
-        let nanoseconds = try fields.required("t", "timestamp") { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.readInt64() }
+        let nanoseconds = try fields.required("t", "timestamp", Read.int)
         let channel = try channelIndex(&fields)
         let timestamp = Timestamp(nanoseconds: nanoseconds)
         guard nanoseconds >= lastTimestamps[channel] else {
