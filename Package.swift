@@ -153,6 +153,11 @@ targets += [
     .target(
         name: "ScenarioSuite", dependencies: ["HAL", "AppCore", "Session", "TraceFormat", "Replay", "HALTestDoubles"],
         path: "Sources/Apps/ScenarioSuite"),
+    // Seeded exploration of a scenario's faults and noise, and shrinking a failing variant to a minimal case: what
+    // hal test --explore and --shrink call, and what a user's tests call.
+    .target(
+        name: "Exploration", dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "TraceFormat", "Replay", "Synthesis"],
+        path: "Sources/Apps/Exploration"),
     // The five apps of the original specs as state machines over AppCore, with Motion for the panorama's motion
     // controls (pure logic, no I/O), never a backend.
     .target(name: "DemoApps", dependencies: ["HAL", "LibC", "AppCore", "Motion"], path: "Sources/Apps/DemoApps"),
@@ -167,7 +172,7 @@ targets += [
         name: "HALCommandLine",
         dependencies: [
             "HAL", "LibC", "TraceFormat", "TraceMCAP", "MCAP", "Replay", "Synthesis", "Interchange", "Motion", "IIO", "Evdev",
-            "GPS", "InputEvents", "Audio", "AppCore", "Session", "ScenarioSuite", "V4L2", "FrameSources", "Expressions",
+            "GPS", "InputEvents", "Audio", "AppCore", "Session", "ScenarioSuite", "Exploration", "V4L2", "FrameSources", "Expressions",
             "SystemSupport", "Plotting", "HALTestDoubles", argumentParser,
         ],
         path: "Sources/Tool/HALCommandLine"),
@@ -262,6 +267,9 @@ targets += [
         name: "ScenarioSuiteTests",
         dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "DemoApps", "HALTestDoubles", "HALCommandLine", "TestSupport"]),
     .testTarget(
+        name: "ExplorationTests",
+        dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "Exploration", "TraceFormat", "Replay", "TestSupport"]),
+    .testTarget(
         name: "HALCommandTests",
         dependencies: ["hal", "HAL", "LibC", "TraceFormat", "TraceMCAP", "Replay", "Synthesis", "Interchange", "Plotting", "TestSupport"],
         exclude: ["Fixtures"]),
@@ -286,6 +294,7 @@ let package = Package(
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "Synthesis", targets: ["Synthesis"]),
         .library(name: "ScenarioSuite", targets: ["ScenarioSuite"]),
+        .library(name: "Exploration", targets: ["Exploration"]),
         .library(name: "Motion", targets: ["Motion"]),
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "InputEvents", targets: ["InputEvents"]),

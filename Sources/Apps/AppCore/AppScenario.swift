@@ -23,6 +23,9 @@ public struct AppScenario: Sendable, Hashable, Codable {
     public var expect: [EventExpectation]?
     /// A fault plan file injected into the inputs (`docs/faults.md`), relative to the scenario.
     public var faults: String?
+    /// A fault space file (`docs/exploring.md`), relative to the scenario: what `hal test --explore` may vary. Without
+    /// one, exploration uses the default space of the inputs' channels.
+    public var explore: String?
     /// Why the scenario is skipped, if it is: `hal test` reports it as skipped instead of running it.
     public var skip: String?
 

@@ -209,11 +209,13 @@ public struct SuiteProgress: Sendable, Hashable {
     /// Seconds since the run started.
     public private(set) var elapsed = 0.0
 
-    init(total: Int) {
+    /// Counts for a run of `total`, none finished.
+    public init(total: Int) {
         self.total = total
     }
 
-    mutating func add(_ result: ScenarioResult, elapsed: Double) {
+    /// Counts `result`, finished `elapsed` seconds into the run.
+    public mutating func add(_ result: ScenarioResult, elapsed: Double) {
         done += 1
         switch result.status {
         case .passed: passed += 1
@@ -237,6 +239,13 @@ public struct SuiteReport: Sendable, Codable, Hashable {
     public var seconds: Double
     /// Whether the run was stopped before every scenario finished.
     public var interrupted: Bool
+
+    /// A report of `results`.
+    public init(results: [ScenarioResult], seconds: Double, interrupted: Bool) {
+        self.results = results
+        self.seconds = seconds
+        self.interrupted = interrupted
+    }
 
     /// How many passed.
     public var passed: Int { results.filter { $0.status == .passed }.count }

@@ -58,7 +58,12 @@ public struct Scenario: Sendable {
 
     /// Reads and checks a scenario file. Errors name the file, and the line or field.
     public init(path: String) throws {
-        let file: AppScenario = try ScriptFile.decode(path: path)
+        try self.init(path: path, file: ScriptFile.decode(path: path))
+    }
+
+    /// A scenario that says `file`, as if read from `path` (its paths are relative to that file's folder): a variant
+    /// or a shrunk case built in memory. Errors name the file and the field.
+    public init(path: String, file: AppScenario) throws {
         do { try file.validate() } catch { throw ScriptError.located(file: path, error.description) }
         self.path = path
         self.file = file
@@ -70,20 +75,35 @@ public struct Scenario: Sendable {
     public var inputPaths: [String] { file.inputs.map { TracePath.resolve($0, inTraceAt: path) } }
     /// The fault plan file, from the working directory.
     public var faultsPath: String? { file.faults.map { TracePath.resolve($0, inTraceAt: path) } }
+    /// The exploration space file, from the working directory.
+    public var explorePath: String? { file.explore.map { TracePath.resolve($0, inTraceAt: path) } }
+
+    /// The scenario's inputs merged into one trace; with `reseed`, every script's noise seeded by it
+    /// (``Synthesis/TraceFormat/Trace/loadInput(path:reseed:)``).
+    public func loadInputs(reseed: UInt64? = nil) throws -> Trace {
+        try Trace.merging(inputPaths.map { try Trace.loadInput(path: $0, reseed: reseed) })
+    }
+
+    /// The scenario's fault plan, or `nil` when it names none.
+    public func loadFaults() throws -> FaultPlan? {
+        try faultsPath.map { try FaultPlan.load(path: $0) }
+    }
 
     /// Runs the scenario's app from `catalog` against its inputs, commands, faults and expectations.
     ///
     /// `faults` replaces the scenario's own plan; `outputs` makes the speaker (unless `speaker` is given) and the
-    /// screen. See ``AppSession`` for the merge order.
+    /// screen. See ``AppSession`` for the merge order. `logic` and `inputs`, when given, stand for the app built from
+    /// the config file and the inputs read from the files: a caller that runs one scenario many times (exploration)
+    /// builds them once.
     public func run(
-        catalog: AppCatalog, speaker: (any Speaker)? = nil, outputs: SimulatedOutputs = .doubles, storage: (any AppStorage)? = nil,
+        catalog: AppCatalog, logic: (any RunnableApp)? = nil, inputs: Trace? = nil, speaker: (any Speaker)? = nil, outputs: SimulatedOutputs = .doubles, storage: (any AppStorage)? = nil,
         pacing: ReplayPacing = .asFastAsPossible,
         pacingClock: any Clock<Duration> = ContinuousClock(), faults: FaultPlan? = nil, records: Bool = false,
         onEvents: ([AppEvent], _ start: Timestamp) -> Void = { _, _ in }
     ) async throws -> SessionResult {
-        let logic = try catalog.load(file.app, config: configPath)
-        let inputs = try Trace.merging(inputPaths.map { try Trace.loadInput(path: $0) })
-        let plan = try faults ?? faultsPath.map { try FaultPlan.load(path: $0) }
+        let logic = try logic ?? catalog.load(file.app, config: configPath)
+        let inputs = try inputs ?? loadInputs()
+        let plan = try faults ?? loadFaults()
         func run<Logic: AppLogic>(_ logic: Logic) async throws -> SessionResult {
             let session = AppSession(
                 logic, inputs: inputs, commands: file.commands ?? [], end: file.end, faults: plan, speaker: speaker, outputs: outputs, storage: storage,

@@ -2,6 +2,9 @@ import LibC
 import ArgumentParser
 import Foundation
 import HAL
+import Exploration
+import Session
+import TraceFormat
 import ScenarioSuite
 
 /// `hal test [PATH…]`: runs every scenario under the paths, side by side or as one shard of a CI matrix.
@@ -13,7 +16,11 @@ struct TestCommand: AsyncParsableCommand {
             Each scenario's expectations are checked, and its log is compared with the golden log beside it \
             (NAME.events.log), with a unified diff when they differ. --shard K/N (or HAL_TEST_SHARD, or GitLab's \
             CI_NODE_INDEX and CI_NODE_TOTAL) runs part K of N; the parts never overlap and together are the suite. \
-            Ctrl-C stops the run and still writes the reports of what finished. See docs/ci.md.
+            Ctrl-C stops the run and still writes the reports of what finished. See docs/ci.md. \
+            --explore N runs N seeded variants of each scenario instead, with faults drawn from its fault space and \
+            its scripted inputs reseeded, and reports each failing variant with its seed and plan; --shrink turns each \
+            failing variant into a minimal scenario, fault plan and trace written beside the scenario. See \
+            docs/exploring.md.
             """)
 
     @Argument(help: "Files or folders to search for *.run.json (folders recursively).")
@@ -37,15 +44,36 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "Run each scenario again, paced in real time on a virtual clock, and fail on any difference in its log.")
     var verifyDeterminism = false
 
+    @Option(help: "Run N seeded variants of each scenario, with faults drawn from its fault space (docs/exploring.md).")
+    var explore: Int?
+
+    @Option(help: "The exploration's seed: the same seed gives the same variants on every machine.")
+    var seed: UInt64 = 1
+
+    @Option(help: "With --explore, run only variant K (from 0) of each scenario: what a failing variant's report says to run.")
+    var variant: Int?
+
+    @Flag(help: "With --explore, shrink each failing variant to a minimal case, written beside its scenario as NAME.min-SEED-K.*.")
+    var shrink = false
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs takes 1 or more") }
         if let shard, Shard(shard) == nil { throw ValidationError("--shard takes K/N with 1 ≤ K ≤ N, such as 2/4") }
+        if let explore, explore < 1 { throw ValidationError("--explore takes 1 or more variants") }
+        if explore == nil, variant != nil || shrink { throw ValidationError("--variant and --shrink go with --explore N") }
+        if let variant, let explore, !(0..<explore).contains(variant) {
+            throw ValidationError("--variant \(variant) is not among the \(explore) variants (0 to \(explore - 1))")
+        }
+        if explore != nil, updateGolden || verifyDeterminism {
+            throw ValidationError("--explore compares no golden logs and checks no determinism: variants change the log")
+        }
     }
 
     func run() async throws {
         let catalog = HALCommandLine.catalog
         var scenarios = try ScenarioDiscovery.scenarios(under: paths)
         let part = try shard.flatMap(Shard.init) ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment)
+        if let explore { return try await runExploration(scenarios, count: explore, part: part, catalog: catalog) }
         if let part { scenarios = part.select(scenarios) }
         let options = ScenarioSuite.Options(
             jobs: jobs, updateGolden: updateGolden, verifyDeterminism: verifyDeterminism, outputs: .devices)
@@ -71,6 +99,67 @@ struct TestCommand: AsyncParsableCommand {
     }
 }
 
+extension TestCommand {
+    /// `--explore N`: the variants of every scenario, the shard's part of them, then `--shrink` on each failure.
+    func runExploration(_ scenarios: [String], count: Int, part: Shard?, catalog: AppCatalog) async throws {
+        let options = Exploration.Options(count: count, seed: seed, jobs: jobs, shard: part, only: variant, outputs: .devices)
+        let exploration = Exploration(scenarios: scenarios, catalog: catalog, options: options)
+        let variants = variant == nil ? count : 1
+        printError("\(HALCommandLine.toolName) test: exploring \(counted(variants, "variant")) of \(counted(scenarios.count, "scenario")), seed \(seed)\(part.map { " (shard \($0))" } ?? ""), \(jobs) at a time")
+        let progress = ProgressLine(interactive: isatty(STDERR_FILENO) == 1, failuresOnly: true)
+        let running = Task { () async throws -> ExplorationReport in
+            await exploration.run { result, counts in progress.show(ScenarioResult(variant: result), counts) }
+        }
+        let stop = StopConditions(cancelling: running, after: nil)
+        let report = try await running.value
+        stop.disarm()
+        progress.finish()
+        for item in report.unexplored {
+            printLine("\(item.status == .skipped ? "SKIP " : "ERROR") \(item.path)\n    \(item.failures.joined(separator: "\n    "))")
+        }
+        var shrunk: [String: (ShrunkCase, ShrunkCase.Files)] = [:]
+        if shrink {
+            for failure in report.failures {
+                guard let shrinker = report.shrinker(of: failure.variant) else { continue }
+                do {
+                    let minimal = try await shrinker.shrink(failure.variant)
+                    let folder = TracePath.folder(ofTraceAt: failure.variant.scenario)
+                    let base = URL(fileURLWithPath: failure.variant.scenario).lastPathComponent
+                    let name = (base.hasSuffix(".run.json") ? String(base.dropLast(".run.json".count)) : base) + ".min-\(seed)-\(failure.variant.index)"
+                    let files = try minimal.write(into: folder, name: name)
+                    shrunk[failure.variant.name] = (minimal, files)
+                    printLine("""
+                        shrunk \(failure.variant.name) in \(minimal.runs) runs: \(minimal.failure)
+                            before: \(minimal.before)
+                            after:  \(minimal.after)
+                            wrote \(files.scenario), \(files.faults), \(files.trace)
+                            reproduce: \(HALCommandLine.toolName) test \(files.scenario)
+                        """)
+                } catch {
+                    printLine("could not shrink \(failure.variant.name): \(error)")
+                }
+            }
+        }
+        let suite = report.suiteReport(shrunk: shrunk, tool: HALCommandLine.toolName)
+        if let junit { try Data(suite.junitXML(suiteName: "\(HALCommandLine.toolName) test --explore").utf8).write(to: URL(fileURLWithPath: junit)) }
+        if let json { try suite.json().write(to: URL(fileURLWithPath: json)) }
+        printLine(report.summary)
+        if report.interrupted { throw ExitCode(130) }
+        if !report.failures.isEmpty || report.unexplored.contains(where: { $0.status == .error }) { throw ExitCode(1) }
+    }
+}
+
+extension ScenarioResult {
+    /// A variant's result as a progress line shows it.
+    init(variant result: VariantResult) {
+        self.init(path: result.variant.name)
+        status = result.error != nil ? .error : result.failed ? .failed : .passed
+        seconds = result.seconds
+        failures = (result.error.map { [$0] } ?? result.failures)
+            + (result.failed ? ["seed \(result.variant.seed), plan: \(result.variant.planJSON)\nrun again: \(result.variant.command(tool: HALCommandLine.toolName))"] : [])
+    }
+}
+
 /// Writes a line to standard output at once, so that a CI log shows each scenario as it finishes.
 private func printLine(_ text: String) {
     var out = StandardOutput()
@@ -81,10 +170,13 @@ private func printLine(_ text: String) {
 /// One line per scenario as it finishes, with a progress line under them on a terminal (plain lines in a CI log).
 private final class ProgressLine: Sendable {
     let interactive: Bool
+    /// Whether passing results go unprinted (an exploration's thousands of variants).
+    let failuresOnly: Bool
     private let lastPlain = Locked(0)
 
-    init(interactive: Bool) {
+    init(interactive: Bool, failuresOnly: Bool = false) {
         self.interactive = interactive
+        self.failuresOnly = failuresOnly
     }
 
     func show(_ result: ScenarioResult, _ counts: SuiteProgress) {
@@ -98,13 +190,14 @@ private final class ProgressLine: Sendable {
         for failure in result.failures {
             text += "\n" + failure.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
         }
+        let quiet = failuresOnly && result.status == .passed
         let left = counts.estimatedRemaining.map { String(format: ", about %.0f s left", $0) } ?? ""
         let status = "[\(counts.done)/\(counts.total)] \(counts.passed) passed, \(counts.failed) failed, \(counts.skipped) skipped\(left)"
         if interactive {
             // Clear the progress line, print the result, redraw the progress line.
-            printError("\r\u{1B}[K" + text + "\n" + status, terminator: "")
+            printError("\r\u{1B}[K" + (quiet ? "" : text + "\n") + status, terminator: "")
         } else {
-            printLine(text)
+            if !quiet { printLine(text) }
             // A plain progress line every tenth of the suite.
             let step = max(1, counts.total / 10)
             let due = lastPlain.withLock { last in

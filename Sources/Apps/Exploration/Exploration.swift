@@ -1,0 +1,160 @@
+import Foundation
+import AppCore
+import HAL
+import Replay
+public import ScenarioSuite
+public import Session
+
+/// Explores a suite: N seeded variants of each scenario, side by side, as `hal test --explore N` runs them.
+public struct Exploration: Sendable {
+    /// The scenario files.
+    public let scenarios: [String]
+    /// The apps they name.
+    public let catalog: AppCatalog
+    /// How to run.
+    public var options: Options
+
+    /// How an exploration runs.
+    public struct Options: Sendable {
+        /// Variants of each scenario.
+        public var count: Int
+        /// The run's seed: the same seed gives the same variants on every machine.
+        public var seed: UInt64
+        /// How many variants run at once.
+        public var jobs: Int
+        /// The part of the variants to run, for a CI matrix; all when `nil`.
+        public var shard: Shard?
+        /// Run only this variant of each scenario.
+        public var only: Int?
+        /// The speaker and screen each run makes.
+        public var outputs: SimulatedOutputs
+
+        /// Options: `count` variants of each scenario under `seed`.
+        public init(count: Int, seed: UInt64 = 1, jobs: Int = 1, shard: Shard? = nil, only: Int? = nil, outputs: SimulatedOutputs = .doubles) {
+            self.count = count
+            self.seed = seed
+            self.jobs = max(1, jobs)
+            self.shard = shard
+            self.only = only
+            self.outputs = outputs
+        }
+    }
+
+    /// An exploration of `scenarios`.
+    public init(scenarios: [String], catalog: AppCatalog, options: Options) {
+        self.scenarios = scenarios
+        self.catalog = catalog
+        self.options = options
+    }
+
+    /// Runs the variants. `onResult` gets each as it finishes, with the counts so far. A scenario that cannot be
+    /// explored (a file that does not parse) is reported as an error; a skipped scenario is skipped.
+    public func run(onResult: @Sendable (VariantResult, SuiteProgress) -> Void = { _, _ in }) async -> ExplorationReport {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var explorers: [ScenarioExplorer] = []
+        var unexplored: [ScenarioResult] = []
+        for path in scenarios {
+            var result = ScenarioResult(path: path)
+            do {
+                let scenario = try Scenario(path: path)
+                result.app = scenario.file.app
+                if let reason = scenario.file.skip {
+                    result.status = .skipped
+                    result.failures = [reason]
+                    unexplored.append(result)
+                    continue
+                }
+                explorers.append(try ScenarioExplorer(scenario: scenario, catalog: catalog, outputs: options.outputs))
+            } catch {
+                result.failures = ["\(error)"]
+                unexplored.append(result)
+            }
+        }
+        let indices = options.only.map { [$0] } ?? Array(0..<options.count)
+        var work = explorers.indices.flatMap { explorer in indices.map { (explorer, $0) } }
+        if let shard = options.shard { work = shard.select(work) }
+        var results: [Int: VariantResult] = [:]
+        var progress = SuiteProgress(total: work.count)
+        let seed = options.seed
+        await withTaskGroup(of: (Int, VariantResult).self) { group in
+            var next = 0
+            func startNext() {
+                guard next < work.count, !Task.isCancelled else { return }
+                let position = next, (explorer, index) = work[position]
+                next += 1
+                let runner = explorers[explorer]
+                group.addTask { (position, await runner.run(runner.variant(index, seed: seed))) }
+            }
+            for _ in 0..<options.jobs { startNext() }
+            while let (position, result) = await group.next() {
+                results[position] = result
+                var counted = ScenarioResult(path: result.variant.name)
+                counted.status = result.failed ? .failed : .passed
+                progress.add(counted, elapsed: started.duration(to: clock.now).seconds)
+                onResult(result, progress)
+                startNext()
+            }
+        }
+        let finished = work.indices.compactMap { results[$0] }
+        return ExplorationReport(
+            explorers: explorers, results: finished, unexplored: unexplored, seconds: started.duration(to: clock.now).seconds,
+            interrupted: finished.count < work.count)
+    }
+}
+
+/// What an exploration found.
+public struct ExplorationReport: Sendable {
+    /// The scenarios explored, for shrinking what failed.
+    public let explorers: [ScenarioExplorer]
+    /// Every variant that ran, in order: by scenario, then by variant.
+    public var results: [VariantResult]
+    /// Scenarios that could not be explored, or were skipped.
+    public var unexplored: [ScenarioResult]
+    /// Seconds the run took.
+    public var seconds: Double
+    /// Whether it was stopped before every variant ran.
+    public var interrupted: Bool
+
+    /// The variants that failed.
+    public var failures: [VariantResult] { results.filter(\.failed) }
+
+    /// Variants run a second.
+    public var variantsPerSecond: Double { seconds > 0 ? Double(results.count) / seconds : 0 }
+
+    /// `explored 500 variants of 5 scenarios in 2.1 s (238 variants/s): 3 failed`.
+    public var summary: String {
+        let scenarios = Set(results.map(\.variant.scenario)).count
+        return "explored \(results.count) variant\(results.count == 1 ? "" : "s") of \(scenarios) scenario\(scenarios == 1 ? "" : "s") in "
+            + String(format: "%.1f s (%.0f variants/s)", seconds, variantsPerSecond)
+            + ": \(failures.isEmpty ? "no variant failed" : "\(failures.count) failed")"
+    }
+
+    /// The shrinker of a variant's scenario.
+    public func shrinker(of variant: Variant) -> Shrinker? {
+        explorers.first { $0.scenario.path == variant.scenario }.map { Shrinker(explorer: $0) }
+    }
+
+    /// The report as a suite's, for JUnit and JSON: one test case per variant, named `PATH#variant-N`, whose failure
+    /// says the seed, the fault plan, the command that runs it again and, when it was shrunk, the minimal case's
+    /// files and the command that runs it.
+    public func suiteReport(shrunk: [String: (ShrunkCase, ShrunkCase.Files)] = [:], tool: String = "hal") -> SuiteReport {
+        var cases = unexplored
+        for result in results {
+            var item = ScenarioResult(path: result.variant.name)
+            item.app = explorers.first { $0.scenario.path == result.variant.scenario }?.scenario.file.app
+            item.seconds = result.seconds
+            item.status = result.error != nil ? .error : result.failed ? .failed : .passed
+            if result.failed {
+                var details = "seed \(result.variant.seed) (run seed \(result.variant.runSeed)), plan: \(result.variant.planJSON)\nrun again: \(result.variant.command(tool: tool))"
+                if let (minimal, files) = shrunk[result.variant.name] {
+                    details += "\nshrunk in \(minimal.runs) runs to \(files.scenario), \(files.faults), \(files.trace)"
+                    details += "\nbefore: \(minimal.before)\nafter: \(minimal.after)\nreproduce: \(tool) test \(files.scenario)"
+                }
+                item.failures = (result.error.map { [$0] } ?? result.failures).map { $0 + "\n" + details }
+            }
+            cases.append(item)
+        }
+        return SuiteReport(results: cases, seconds: seconds, interrupted: interrupted)
+    }
+}

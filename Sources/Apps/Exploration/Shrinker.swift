@@ -1,0 +1,449 @@
+import AppCore
+import Foundation
+import HAL
+import Replay
+import Session
+import TraceFormat
+
+/// Turns a failing variant into the smallest case that still fails for the same reason: the same expectation
+/// fails, and what it found has the same form (``reason(of:)``: "N of M too late", not "no X happened").
+/// Deterministic: the same variant always shrinks to the same bytes.
+///
+/// Where the variant passes without its faults and noise, every smaller case must too (``Search/attributable``): an
+/// expectation that something happens cannot be made to fail by cutting away what makes it happen.
+///
+/// It keeps only the failing expectation, goes back to the inputs' own seeds when the failure does not need the
+/// reseed, then, until nothing more can go: drops faults and commands by delta debugging (ddmin: halves, then one
+/// by one), drops channels, narrows each fault's window, magnitude, probability and burst, and cuts the trace to the
+/// shortest time range around the failure. `docs/exploring.md` says how each step decides.
+public struct Shrinker: Sendable {
+    /// The explorer whose variants it shrinks.
+    public let explorer: ScenarioExplorer
+    /// The most runs one shrink may take; it stops with what it has when they run out.
+    public var budget: Int
+
+    /// A shrinker of `explorer`'s variants.
+    public init(explorer: ScenarioExplorer, budget: Int = 5000) {
+        self.explorer = explorer
+        self.budget = budget
+    }
+
+    /// A FAIL line's reason: the line with its numbers masked and its list of times cut, so that "2 of 2 too late;
+    /// worst 806 ms …" and "1 of 1 too late; worst 512 ms …" are one reason, and "no sound.played happened" another.
+    /// A shrink step that keeps the expectation failing for another reason is not taken.
+    public static func reason(of line: String) -> String {
+        var text = ""
+        var inNumber = false
+        for character in line {
+            if character.isASCII, character.isNumber || (inNumber && character == ".") {
+                if !inNumber { text.append("#") }
+                inNumber = true
+            } else {
+                inNumber = false
+                text.append(character)
+            }
+        }
+        if let list = text.range(of: ", at ") { text = String(text[..<list.upperBound]) + "…" }
+        return text
+    }
+
+    /// Shrinks a failing variant. Throws ``ShrinkError`` when the variant passes (nothing to shrink) or fails only
+    /// with an error (no expectation to keep failing).
+    public func shrink(_ variant: Variant) async throws -> ShrunkCase {
+        let first = await explorer.run(variant)
+        guard let target = first.failing.first else {
+            if let error = first.error { throw ShrinkError("\(variant.name) stops with an error, not a failed expectation; nothing to shrink: \(error)") }
+            throw ShrinkError("\(variant.name) passes; only a failing variant can be shrunk")
+        }
+        let inputs = try explorer.inputs(of: variant)
+        var file = explorer.scenario.file
+        file.explore = nil
+        let original = Case(file: file, plan: variant.plan, inputs: inputs, baseline: explorer.inputs)
+        let search = Search(explorer: explorer, target: target, line: first.failures[0], budget: budget)
+        await search.attribute(original)
+        var current = original
+        current.file.expect = [target]
+        if !(await search.fails(current)) { current.file.expect = original.file.expect }
+        if variant.reseeded {
+            var unseeded = current
+            unseeded.inputs = explorer.inputs
+            unseeded.baseline = explorer.inputs
+            if await search.fails(unseeded) { current = unseeded }
+        }
+        // Every step only removes or narrows, on a millisecond grid, so the rounds end; the cap is a guard.
+        for _ in 0..<50 {
+            let before = current
+            current = await search.dropFaults(current)
+            current = await search.dropCommands(current)
+            current = await search.dropChannels(current)
+            current = await search.narrowFaults(current)
+            current = await search.cutEnd(current)
+            current = await search.cutStart(current)
+            if current == before || search.exhausted { break }
+        }
+        let line = await search.failureLine(current) ?? first.failures[0]
+        return ShrunkCase(
+            variant: variant, expectation: target, failure: line, scenario: current.file, plan: current.plan, trace: current.inputs,
+            runs: search.runs + 1, before: Size(original), after: Size(current))
+    }
+}
+
+/// Why a shrink was refused.
+public struct ShrinkError: Error, Sendable, CustomStringConvertible {
+    /// What was wrong.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// How big a case is: what a person reading it must take in.
+public struct Size: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Faults in the plan.
+    public var faults: Int
+    /// Scripted commands.
+    public var commands: Int
+    /// Expectations.
+    public var expectations: Int
+    /// Input channels that have records.
+    public var channels: Int
+    /// Input records.
+    public var records: Int
+    /// Seconds from the first input record to the last.
+    public var seconds: Double
+
+    init(_ item: Case) {
+        faults = item.plan.faults.count
+        commands = item.file.commands?.count ?? 0
+        expectations = item.file.expect?.count ?? 0
+        channels = Set(item.inputs.records.map(\.channel)).count
+        records = item.inputs.records.count
+        seconds = item.length
+    }
+
+    /// `3 faults, 12 commands, 22 expectations, 2 channels, 1,441 records, 1440.0 s`.
+    public var description: String {
+        "\(faults) faults, \(commands) commands, \(expectations) expectations, \(channels) channels, \(records) records, "
+            + String(format: "%.3f s", seconds)
+    }
+}
+
+/// A scenario, its plan and its inputs: what a shrink step changes.
+struct Case: Sendable, Hashable {
+    var file: AppScenario
+    var plan: FaultPlan
+    var inputs: Trace
+    /// The inputs with their own seeds, cut and thinned as ``inputs`` are: what the case runs on without the
+    /// variant's faults and noise, to tell that those are what make it fail.
+    var baseline: Trace
+
+    /// The case without the variant's faults and noise: no faults, the inputs' own seeds.
+    var clean: Case {
+        Case(file: file, plan: FaultPlan(seed: plan.seed, faults: []), inputs: baseline, baseline: baseline)
+    }
+
+    /// Leaves out the records of both traces that `drop` picks.
+    mutating func removeRecords(where drop: (TraceRecord) -> Bool) {
+        inputs.records.removeAll(where: drop)
+        baseline.records.removeAll(where: drop)
+    }
+
+    /// Seconds from the first input to the last.
+    var length: Double {
+        let times = inputs.records.map(\.timestamp)
+        guard let first = times.min(), let last = times.max() else { return 0 }
+        return first.duration(to: last).seconds
+    }
+}
+
+/// The state of one shrink: the target, and the runs so far.
+final class Search: @unchecked Sendable {
+    let explorer: ScenarioExplorer
+    let target: EventExpectation
+    /// The target's reason (``Shrinker/reason(of:)``) in the variant.
+    let reason: String
+    let budget: Int
+    private(set) var runs = 0
+
+    init(explorer: ScenarioExplorer, target: EventExpectation, line: String, budget: Int) {
+        self.explorer = explorer
+        self.target = target
+        self.reason = Shrinker.reason(of: line)
+        self.budget = budget
+    }
+
+    var exhausted: Bool { runs >= budget }
+
+    /// Whether the failure is the faults' and the noise's doing: the variant's case without them passes the target.
+    /// Then every step must keep it so, or a shrink could make an expectation that something happens fail by cutting
+    /// away the inputs that make it happen. Where the scenario fails the target even without them, no step can tell,
+    /// and the check is left out.
+    private(set) var attributable = false
+
+    /// Finds out whether the failure is attributable (``attributable``), from the variant's whole case.
+    func attribute(_ item: Case) async {
+        attributable = await outcome(of: item.clean) == .passed
+    }
+
+    /// Whether `item` still fails for the same reason: the target expectation fails, and (where the failure is
+    /// ``attributable``) passes without the faults and the noise.
+    func fails(_ item: Case) async -> Bool {
+        await failureLine(item) != nil
+    }
+
+    /// The target's FAIL line when `item` fails for the same reason.
+    func failureLine(_ item: Case) async -> String? {
+        guard !exhausted, (try? item.plan.validate()) != nil else { return nil }
+        guard case .failed(let line) = await outcome(of: item), Shrinker.reason(of: line) == reason else { return nil }
+        if attributable, await outcome(of: item.clean) != .passed { return nil }
+        return line
+    }
+
+    /// What became of the target in a run.
+    enum Outcome: Equatable {
+        case passed
+        case failed(String)
+        /// The run could not be made: a scenario or plan the step broke.
+        case unrunnable
+    }
+
+    /// The target's outcome in a run of `item`.
+    private func outcome(of item: Case) async -> Outcome {
+        runs += 1
+        guard let scenario = try? Scenario(path: explorer.scenario.path, file: item.file),
+            let run = try? await scenario.run(
+                catalog: explorer.catalog, logic: explorer.logic, inputs: item.inputs, outputs: explorer.outputs, faults: item.plan)
+        else { return .unrunnable }
+        for (expectation, outcome) in zip(item.file.expect ?? [], run.expectations) where expectation == target {
+            return outcome.passed ? .passed : .failed(outcome.line)
+        }
+        return .unrunnable
+    }
+
+
+    // MARK: Steps
+
+    func dropFaults(_ item: Case) async -> Case {
+        var result = item
+        result.plan.faults = await ddmin(item.plan.faults) { faults in
+            var candidate = item
+            candidate.plan.faults = faults
+            return await self.fails(candidate)
+        }
+        return result
+    }
+
+    func dropCommands(_ item: Case) async -> Case {
+        guard let commands = item.file.commands, !commands.isEmpty else { return item }
+        var result = item
+        let kept = await ddmin(commands) { commands in
+            var candidate = item
+            candidate.file.commands = commands
+            return await self.fails(candidate)
+        }
+        result.file.commands = kept.isEmpty ? nil : kept
+        return result
+    }
+
+    /// Leaves out each channel's records in turn, keeping the channel out when the failure stays. A channel a fault
+    /// acts on stays: the fault is the failure's explanation, and a channel gone would hide it (a lost fix is not
+    /// "no GPS at all").
+    func dropChannels(_ item: Case) async -> Case {
+        guard item.plan.faults.allSatisfy({ $0.channel != nil }) else { return item }
+        let faulted = Set(item.plan.faults.compactMap(\.channel))
+        var result = item
+        for (channel, description) in item.inputs.header.channels.enumerated() where !faulted.contains(description.id) {
+            var candidate = result
+            candidate.removeRecords { $0.channel == channel }
+            guard candidate.inputs.records.count < result.inputs.records.count, !candidate.inputs.records.isEmpty else { continue }
+            if await fails(candidate) { result = candidate }
+        }
+        return result
+    }
+
+    /// Narrows each fault: its window from each end, then its magnitude, probability and burst down.
+    func narrowFaults(_ item: Case) async -> Case {
+        var result = item
+        for index in item.plan.faults.indices {
+            let fault = result.plan.faults[index]
+            func with(_ change: (inout Fault) -> Void) -> Case {
+                var candidate = result
+                change(&candidate.plan.faults[index])
+                return candidate
+            }
+            let outputs = fault.channel == Fault.speakerChannel || fault.channel == Fault.screenChannel
+            if !outputs {
+                let end = Self.milliseconds(result.length) + 1
+                let from = Self.milliseconds(fault.from ?? 0), to = fault.to.map(Self.milliseconds) ?? end
+                // The latest start that still fails, then the earliest end.
+                let start = await largest(in: max(0, from)...max(max(0, from), to - 1)) { ms in
+                    await self.fails(with { $0.from = Double(ms) / 1000; $0.to = Double(to) / 1000 })
+                }
+                let stop = await smallest(in: (start + 1)...max(start + 1, to)) { ms in
+                    await self.fails(with { $0.from = Double(start) / 1000; $0.to = Double(ms) / 1000 })
+                }
+                let narrowed = with { $0.from = Double(start) / 1000; $0.to = Double(stop) / 1000 }
+                if narrowed != result, await fails(narrowed) { result = narrowed }
+            }
+            if let magnitude = result.plan.faults[index].magnitude, magnitude > 0 {
+                let least = await smallest(in: 0...Self.milliseconds(magnitude)) { ms in
+                    await self.fails(with { $0.magnitude = Double(ms) / 1000 })
+                }
+                let narrowed = with { $0.magnitude = Double(least) / 1000 }
+                if narrowed != result, await fails(narrowed) { result = narrowed }
+            }
+            if let probability = result.plan.faults[index].probability, probability > 0 {
+                let least = await smallest(in: 1...max(1, Self.milliseconds(probability))) { ms in
+                    await self.fails(with { $0.probability = Double(ms) / 1000 })
+                }
+                let narrowed = with { $0.probability = Double(least) / 1000 }
+                if narrowed != result, await fails(narrowed) { result = narrowed }
+            }
+            if let burst = result.plan.faults[index].burst, burst > 1 {
+                let least = await smallest(in: 1...burst) { count in await self.fails(with { $0.burst = count }) }
+                let narrowed = with { $0.burst = least }
+                if narrowed != result, await fails(narrowed) { result = narrowed }
+            }
+        }
+        return result
+    }
+
+    /// Cuts the inputs after the earliest time at which the failure still happens.
+    func cutEnd(_ item: Case) async -> Case {
+        let length = Self.milliseconds(item.length)
+        guard length > 0 else { return item }
+        let cut = await smallest(in: 0...length) { ms in await self.fails(Self.cut(item, after: ms)) }
+        let candidate = Self.cut(item, after: cut)
+        guard candidate != item else { return item }
+        return await fails(candidate) ? candidate : item
+    }
+
+    /// Cuts the inputs before the latest time from which the failure still happens, and moves every time in the
+    /// scenario and the plan back by as much.
+    func cutStart(_ item: Case) async -> Case {
+        let length = Self.milliseconds(item.length)
+        guard length > 0 else { return item }
+        let cut = await largest(in: 0...length) { ms in
+            guard let candidate = Self.cut(item, before: ms) else { return false }
+            return await self.fails(candidate)
+        }
+        guard let candidate = Self.cut(item, before: cut), candidate != item else { return item }
+        return await fails(candidate) ? candidate : item
+    }
+
+    // MARK: Cuts
+
+    static func cut(_ item: Case, after ms: Int) -> Case {
+        var result = item
+        guard let first = item.inputs.records.map(\.timestamp).min() else { return item }
+        let last = first + .milliseconds(ms)
+        result.removeRecords { $0.timestamp > last }
+        let seconds = Double(ms) / 1000
+        if let end = item.file.end, end > seconds { result.file.end = seconds }
+        return result
+    }
+
+    /// The case from `ms` after the first input on, its times moved back to the new first input; `nil` when a command,
+    /// an expectation's window or a fault's window would end before it.
+    static func cut(_ item: Case, before ms: Int) -> Case? {
+        guard ms > 0 else { return item }
+        var result = item
+        guard let first = item.inputs.records.map(\.timestamp).min() else { return nil }
+        let from = first + .milliseconds(ms)
+        result.removeRecords { $0.timestamp < from }
+        guard let newFirst = result.inputs.records.map(\.timestamp).min() else { return nil }
+        let shift = first.duration(to: newFirst).seconds
+        func moved(_ time: Double) -> Double { ((time - shift) * 1e6).rounded() / 1e6 }
+        if let commands = item.file.commands {
+            guard commands.allSatisfy({ $0.at >= shift }) else { return nil }
+            result.file.commands = commands.map { var command = $0; command.at = moved(command.at); return command }
+        }
+        if let end = item.file.end {
+            guard end >= shift else { return nil }
+            result.file.end = moved(end)
+        }
+        if let expectations = item.file.expect {
+            var kept: [EventExpectation] = []
+            for var expectation in expectations {
+                if let between = expectation.between, between.count == 2 {
+                    guard between[1] >= shift else { return nil }
+                    expectation.between = [max(0, moved(between[0])), moved(between[1])]
+                }
+                kept.append(expectation)
+            }
+            result.file.expect = kept
+        }
+        var faults: [Fault] = []
+        for var fault in item.plan.faults {
+            if let to = fault.to {
+                guard to > shift else { return nil }
+                fault.to = moved(to)
+            }
+            if let start = fault.from { fault.from = max(0, moved(start)) }
+            faults.append(fault)
+        }
+        result.plan.faults = faults
+        return result
+    }
+
+    // MARK: Searches
+
+    static func milliseconds(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+
+    /// The smallest value in `range` for which `fails` holds, by bisection, given that it holds at the upper bound.
+    func smallest(in range: ClosedRange<Int>, _ fails: (Int) async -> Bool) async -> Int {
+        var low = range.lowerBound - 1, high = range.upperBound
+        while high - low > 1, !exhausted {
+            let middle = low + (high - low) / 2
+            if await fails(middle) { high = middle } else { low = middle }
+        }
+        return high
+    }
+
+    /// The largest value in `range` for which `fails` holds, by bisection, given that it holds at the lower bound.
+    func largest(in range: ClosedRange<Int>, _ fails: (Int) async -> Bool) async -> Int {
+        var low = range.lowerBound, high = range.upperBound + 1
+        while high - low > 1, !exhausted {
+            let middle = low + (high - low) / 2
+            if await fails(middle) { low = middle } else { high = middle }
+        }
+        return low
+    }
+
+    /// Delta debugging (Zeller's ddmin): a smallest sublist of `items`, in their order, for which `fails` holds,
+    /// given that it holds for all of them. Tries none, then removing each of n chunks, then each chunk alone,
+    /// doubling n up to one item a chunk.
+    func ddmin<Item>(_ items: [Item], _ fails: ([Item]) async -> Bool) async -> [Item] {
+        guard !items.isEmpty else { return items }
+        if await fails([]) { return [] }
+        var items = items, chunks = 2
+        while items.count >= 2, !exhausted {
+            let size = (items.count + chunks - 1) / chunks
+            let parts = stride(from: 0, to: items.count, by: size).map { Array(items[$0..<min($0 + size, items.count)]) }
+            var reduced = false
+            for index in parts.indices {
+                let complement = parts.enumerated().filter { $0.offset != index }.flatMap(\.element)
+                if await fails(complement) {
+                    items = complement
+                    chunks = max(chunks - 1, 2)
+                    reduced = true
+                    break
+                }
+            }
+            if !reduced, parts.count > 2 {
+                for part in parts where await fails(part) {
+                    items = part
+                    chunks = 2
+                    reduced = true
+                    break
+                }
+            }
+            if !reduced {
+                guard chunks < items.count else { break }
+                chunks = min(items.count, chunks * 2)
+            }
+        }
+        return items
+    }
+}

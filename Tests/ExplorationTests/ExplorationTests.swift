@@ -1,0 +1,275 @@
+import AppCore
+import Exploration
+import Foundation
+import HAL
+import Replay
+import ScenarioSuite
+import Session
+import Testing
+import TestSupport
+import TraceFormat
+
+/// An app with a planted bug that only two overlapping faults reach. On each tap it says where the user points: from
+/// the GPS fix when one is fresh (2 s), else from the compass heading when that is fresh (2 s). The bug: with
+/// neither fresh it says nothing, where it should say it cannot tell. So a lost fix alone passes (the compass
+/// answers), a late compass alone passes (the GPS answers), and only both at one tap fail.
+struct Wayfinder: RunnableApp {
+    static let name = "wayfinder"
+    var lastFix: Timestamp?
+    var lastHeading: Timestamp?
+
+    static func load(config: some AppConfigFiles) throws -> Wayfinder { Wayfinder() }
+
+    mutating func start(at time: Timestamp, output: inout AppOutput) {}
+
+    mutating func handle(_ input: AppInput, output: inout AppOutput) {
+        guard case .reading(let reading, _) = input else { return }
+        switch reading {
+        case .location(let fix) where fix.mode != .none && fix.coordinate != nil: lastFix = fix.timestamp
+        case .attitude(let sample): lastHeading = sample.timestamp
+        case .pointer(let event) where event.phase == .release:
+            let time = event.timestamp
+            output.emit("tap", at: time)
+            if let fix = lastFix, fix.duration(to: time) <= .seconds(2) {
+                output.emit("pointed", at: time, ["from": .string("gps")])
+            } else if let heading = lastHeading, heading.duration(to: time) <= .seconds(2) {
+                output.emit("pointed", at: time, ["from": .string("compass")])
+            }
+        default: break
+        }
+    }
+}
+
+/// The wayfinder's scenario in a scratch folder: a minute of 1 Hz GPS fixes, a 10 Hz compass and a tap every 5 s,
+/// with a fault space of lost fixes, compass latency and duplicated touches.
+func wayfinderScenario(space: String? = nil) throws -> String {
+    let folder = try makeScratchFolder()
+    var lines = [
+        #"{"format":"hal-trace","version":1,"channels":[{"id":"gps","kind":"location","source":"test","units":"deg,m,m/s"},{"id":"heading","kind":"attitude","source":"test","frame":"ENU"},{"id":"touch","kind":"pointer","source":"test","units":"normalized"}]}"#
+    ]
+    var records: [(Int64, String)] = []
+    for second in 0...60 {
+        let t = Int64(second) * 1_000_000_000
+        records.append((t, #"{"t":\#(t),"ch":"gps","mode":"3d","lat":49.26,"lon":-123.25}"#))
+    }
+    for tenth in 0...600 {
+        let t = Int64(tenth) * 100_000_000
+        records.append((t, #"{"t":\#(t),"ch":"heading","q":[1,0,0,0]}"#))
+    }
+    for tap in stride(from: 5, through: 55, by: 5) {
+        let press = Int64(tap) * 1_000_000_000, release = press + 80_000_000
+        records.append((press, #"{"t":\#(press),"ch":"touch","phase":"press","pointer":0,"x":0.5,"y":0.5}"#))
+        records.append((release, #"{"t":\#(release),"ch":"touch","phase":"release","pointer":0,"x":0.5,"y":0.5}"#))
+    }
+    lines += records.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
+    try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/day.jsonl", atomically: true, encoding: .utf8)
+    try "{}".write(toFile: folder + "/wayfinder.json", atomically: true, encoding: .utf8)
+    try (space ?? """
+        {"count": [2, 3], "faults": [
+          {"kind": "lostFix", "channel": "gps", "duration": [5, 30]},
+          {"kind": "latency", "channel": "heading", "magnitude": [0.5, 5], "duration": [2, 20]},
+          {"kind": "duplicate", "channel": "touch", "probability": [0.05, 0.3]}
+        ]}
+        """).write(toFile: folder + "/wayfinder.space.json", atomically: true, encoding: .utf8)
+    try """
+        {"app": "wayfinder", "config": "wayfinder.json", "inputs": ["day.jsonl"], "explore": "wayfinder.space.json",
+         "expect": [
+           {"each": {"event": "tap"}, "then": {"event": "pointed"}, "within": 1}
+         ]}
+        """.write(toFile: folder + "/wayfinder.run.json", atomically: true, encoding: .utf8)
+    return folder + "/wayfinder.run.json"
+}
+
+let catalog = AppCatalog([Wayfinder.self])
+
+@Suite struct ExplorationTests {
+    /// The first failing variant of seed 1, found by exploring in order.
+    func firstFailure(_ explorer: ScenarioExplorer, within count: Int) async -> VariantResult? {
+        for index in 0..<count {
+            let result = await explorer.run(explorer.variant(index, seed: 1))
+            if result.failed { return result }
+        }
+        return nil
+    }
+
+    @Test func theScenarioPassesWithoutFaults() async throws {
+        let result = try await Scenario(path: wayfinderScenario()).run(catalog: catalog)
+        #expect(result.passed, "\(result.expectations.map(\.line))")
+    }
+
+    /// Each fault alone is survived; the two together at one tap are not: the planted bug is reachable only by
+    /// their overlap.
+    @Test func onlyTheOverlapFails() async throws {
+        let scenario = try Scenario(path: wayfinderScenario())
+        func passes(_ faults: [Fault]) async throws -> Bool {
+            try await scenario.run(catalog: catalog, faults: FaultPlan(seed: 1, faults: faults)).passed
+        }
+        let lost = Fault(.lostFix, channel: "gps", from: 8.5, to: 10.5)
+        // A late compass: the samples from 8 s on arrive 3 s late (the app sees them then), so at the tap at 10.08 s
+        // the last it has is from 7.9 s.
+        let late = Fault(.latency, channel: "heading", from: 8, to: 10.5, magnitude: 3)
+        #expect(try await passes([lost]))
+        #expect(try await passes([late]))
+        let both = try await scenario.run(catalog: catalog, faults: FaultPlan(seed: 1, faults: [lost, late]))
+        #expect(!both.passed, "\(both.logLines)")
+        // Apart (different taps), they pass.
+        #expect(try await passes([lost, Fault(.latency, channel: "heading", from: 18, to: 20.5, magnitude: 3)]))
+    }
+
+    /// Exploration finds the overlap within 100 variants of seed 1, and shrinking returns exactly those two faults,
+    /// each window no longer than the bug needs: at most the two fixes before a tap (1 s) for the lost fix, at most
+    /// the compass samples of the 1.9 s before it for the latency, which delays them just past the tap (at most
+    /// 1.98 s). Where the trace is cut to start just before the tap, one record of each is all it takes. Only the
+    /// expectation that failed is kept.
+    @Test func explorationFindsThePlantedBugAndShrinkingIsolatesIt() async throws {
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario()), catalog: catalog)
+        let failure = try #require(await firstFailure(explorer, within: 100))
+        #expect(failure.failing.map(\.each?.event) == ["tap"])
+        let minimal = try await Shrinker(explorer: explorer).shrink(failure.variant)
+        let faults = minimal.plan.faults
+        #expect(Set(faults.map(\.kind)) == [.lostFix, .latency], "\(faults)")
+        #expect(faults.count == 2)
+        let lost = try #require(faults.first { $0.kind == .lostFix })
+        let late = try #require(faults.first { $0.kind == .latency })
+        // Windows are in seconds after the cut trace's first record; their lengths are what the bug needs.
+        #expect(try #require(lost.to) - #require(lost.from) <= 1.002, "\(lost)")
+        #expect(try #require(late.to) - #require(late.from) <= 1.902, "\(late)")
+        #expect(try #require(late.magnitude) <= 1.982, "\(late)")
+        print("shrunk \(failure.variant.name) in \(minimal.runs) runs: \(minimal.before) → \(minimal.after); \(faults)")
+        #expect(minimal.scenario.expect?.count == 1)
+        #expect(minimal.after.seconds < 12 && minimal.after.faults == 2 && minimal.after.channels <= 3)
+        #expect(minimal.after.records < minimal.before.records)
+        // The minimal case, written and run as a scenario, fails the same expectation.
+        let folder = try makeScratchFolder()
+        let files = try minimal.write(into: folder, name: "wayfinder.min")
+        let rerun = try await Scenario(path: files.scenario).run(catalog: catalog)
+        #expect(rerun.expectations.map(\.passed) == [false])
+        #expect(rerun.expectations.first?.line == minimal.failure)
+    }
+
+    /// The same failing variant shrinks to the same bytes, 20 times out of 20.
+    @Test func shrinkingIsDeterministic() async throws {
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario()), catalog: catalog)
+        let failure = try #require(await firstFailure(explorer, within: 100))
+        var outputs: Set<[Data]> = []
+        for round in 0..<20 {
+            let folder = try makeScratchFolder()
+            let files = try await Shrinker(explorer: explorer).shrink(failure.variant).write(into: folder, name: "case")
+            outputs.insert(try [files.scenario, files.faults, files.trace].map { try Data(contentsOf: URL(fileURLWithPath: $0)) })
+            #expect(outputs.count == 1, "round \(round) differs")
+        }
+    }
+
+    @Test func aPassingVariantIsNotShrunk() async throws {
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario()), catalog: catalog)
+        let passing = try #require(await { () async -> Variant? in
+            for index in 0..<20 where !(await explorer.run(explorer.variant(index, seed: 1))).failed { return explorer.variant(index, seed: 1) }
+            return nil
+        }())
+        await #expect(throws: ShrinkError.self) { try await Shrinker(explorer: explorer).shrink(passing) }
+        do {
+            _ = try await Shrinker(explorer: explorer).shrink(passing)
+        } catch {
+            #expect("\(error)".contains("passes; only a failing variant can be shrunk"))
+        }
+    }
+
+    /// A space the app copes with: every variant passes, and the report says so.
+    @Test func aSpaceWithNoFailureReportsNone() async throws {
+        let path = try wayfinderScenario(space: """
+            {"faults": [{"kind": "jitter", "channel": "heading", "magnitude": [0.001, 0.01]},
+                        {"kind": "lostFix", "channel": "gps", "duration": [0.5, 0.9]}]}
+            """)
+        let report = await Exploration(scenarios: [path], catalog: catalog, options: .init(count: 50, seed: 3, jobs: 2)).run()
+        #expect(report.results.count == 50)
+        #expect(report.failures.isEmpty)
+        #expect(report.summary.hasSuffix("no variant failed"), "\(report.summary)")
+        #expect(report.suiteReport().failed == 0)
+    }
+
+    /// The same seed gives the same variants; another seed others; shards split them with no overlap.
+    @Test func variantsAreSeededAndShardsSplitThem() async throws {
+        let path = try wayfinderScenario()
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: path), catalog: catalog)
+        let again = try ScenarioExplorer(scenario: Scenario(path: path), catalog: catalog)
+        #expect((0..<30).map { explorer.variant($0, seed: 7) } == (0..<30).map { again.variant($0, seed: 7) })
+        #expect((0..<30).map { explorer.variant($0, seed: 7).plan } != (0..<30).map { explorer.variant($0, seed: 8).plan })
+        let whole = await Exploration(scenarios: [path], catalog: catalog, options: .init(count: 40, seed: 5)).run()
+        var parts: [VariantResult] = []
+        for index in 1...3 {
+            let shard = try #require(Shard(index: index, count: 3))
+            parts += await Exploration(scenarios: [path], catalog: catalog, options: .init(count: 40, seed: 5, shard: shard)).run().results
+        }
+        #expect(parts.count == 40)
+        #expect(Set(parts.map(\.variant)) == Set(whole.results.map(\.variant)))
+        // The failing ones are reported with their plan and the command that runs them again.
+        let junit = whole.suiteReport().junitXML()
+        for failure in whole.failures {
+            #expect(junit.contains("--seed 5 --variant \(failure.variant.index)"))
+        }
+    }
+
+    /// Every drawn fault lies within its entry's ranges and the run.
+    @Test func drawnFaultsStayWithinTheirRanges() throws {
+        let entry = FaultSpace.Entry(.latency, channel: "heading", duration: .init(2, 20), magnitude: .init(0.1, 2))
+        let space = FaultSpace(faults: [entry], count: .init(2, 4))
+        for seed in 0..<200 as Range<UInt64> {
+            let faults = space.draw(seed: seed, length: 60)
+            #expect((2...4).contains(faults.count))
+            for fault in faults {
+                let from = try #require(fault.from), to = try #require(fault.to), magnitude = try #require(fault.magnitude)
+                #expect(from >= 0 && to <= 60.001 && (1.999...20.001).contains(to - from), "\(fault)")
+                #expect((0.1...2).contains(magnitude))
+                #expect(fault.problem() == nil)
+            }
+        }
+        // A run shorter than the least duration: the window is the whole run.
+        for fault in space.draw(seed: 1, length: 1) { #expect(fault.from == 0 && fault.to == 1) }
+    }
+
+    @Test func badSpacesAreRefusedNamingTheField() throws {
+        let folder = try makeScratchFolder()
+        for (text, message) in [
+            (#"{"faults": []}"#, "faults: give at least one fault"),
+            (#"{"faults": [{"kind": "latency", "magnitude": [2, 1]}]}"#, "faults[0]: magnitude: [2.0, 1.0] is not a range from low to high"),
+            (#"{"faults": [{"kind": "drop", "probability": [0.5, 1.5]}]}"#, "faults[0]: probability: 1.5 is not within 0 to 1"),
+            (#"{"faults": [{"kind": "spike", "magnitude": [1, 2]}]}"#, "faults[0]: spike needs a probability"),
+            (#"{"faults": [{"kind": "drop", "duration": [1, 2]}], "count": [3, 1]}"#, "count: [3.0, 1.0]"),
+            (#"{"faults": [{"kind": "drop", "duration": [1]}]}"#, "faults[0].duration[1]"),
+            (#"{"faults": [{"kind": "drop", "duration": [1, 2, 3]}]}"#, "expected [lower, upper]"),
+        ] {
+            let path = folder + "/bad.space.json"
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect {
+                _ = try FaultSpace.load(path: path)
+            } throws: { error in
+                "\(error)".contains("bad.space.json") && "\(error)".contains(message)
+            }
+        }
+    }
+
+    /// A scenario that names no space explores the default space of its inputs' kinds.
+    @Test func theDefaultSpaceFollowsTheChannels() throws {
+        let header = try Trace.load(path: String(wayfinderScenario().dropLast("wayfinder.run.json".count)) + "day.jsonl").header
+        let space = FaultSpace.defaults(for: header)
+        let kinds = Set(space.faults.map { "\($0.channel ?? "*"):\($0.kind.rawValue)" })
+        #expect(kinds.isSuperset(of: ["gps:lostFix", "gps:jump", "heading:latency", "heading:stuck", "touch:latency", "speaker:latency"]))
+        #expect(!kinds.contains("touch:lostFix") && !kinds.contains("heading:corruptFrame") && !kinds.contains("touch:drop"))
+        try space.validate()
+    }
+}
+
+@Suite struct ShrinkReasonTests {
+    /// The shrink keeps the same reason: numbers and lists of times do not change it; what was found does.
+    @Test func reasonsIgnoreNumbersButNotWhatWasFound() {
+        let late = "FAIL every sound.played followed by speaker.started within 0.5 s: 2 of 2 too late; worst 806 ms after the one at 4.6 s, of 2"
+        let lessLate = "FAIL every sound.played followed by speaker.started within 0.5 s: 1 of 1 too late; worst 501 ms after the one at 2.8 s, of 1"
+        let none = "FAIL every sound.played followed by speaker.started within 0.5 s: no sound.played happened"
+        #expect(Shrinker.reason(of: late) == Shrinker.reason(of: lessLate))
+        #expect(Shrinker.reason(of: late) != Shrinker.reason(of: none))
+        let many = "FAIL no tap.missed: found 7, at 14.6 s, 15.6 s, 16.1 s, …"
+        let one = "FAIL no tap.missed: found 1, at 2.0 s"
+        #expect(Shrinker.reason(of: many) == Shrinker.reason(of: one))
+        #expect(Shrinker.reason(of: "FAIL x exactly 1×: found 0") != Shrinker.reason(of: "FAIL x exactly 1×: found 2, at 1.0 s, 2.0 s"))
+    }
+}
