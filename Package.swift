@@ -207,6 +207,9 @@ targets += [
         path: "Benchmarks/SpatialLookup"),
     // SQLite's headers, for the R*Tree peer of the place-lookup benchmark only.
     .systemLibrary(name: "CSQLite", path: "Benchmarks/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // Exploration and shrinking: `Benchmarks/explore` builds this in release to time shrinking the planted failure.
+    .executableTarget(
+        name: "ExploreShrink", dependencies: ["HAL", "AppCore", "Session", "Replay", "Exploration", "PlantedBug"], path: "Benchmarks/ExploreShrink"),
     // NMEA decode throughput: `Benchmarks/nmea` builds this in release and runs it beside pynmea2.
     .executableTarget(name: "NMEADecode", dependencies: ["HAL", "NMEA"], path: "Benchmarks/NMEADecode"),
 
@@ -227,6 +230,9 @@ targets += [
     .target(name: "UmockdevFixtures", dependencies: ["InputEvents"], path: "Tests/UmockdevFixtures"),
     // Pictures composed from the shipped test face, for the camera tests and the camera benchmark.
     .target(name: "FaceScenes", dependencies: ["FrameSources", "Expressions"], path: "Tests/FaceScenes"),
+    // An app with a planted bug only two overlapping faults reach, and its scenario: for the exploration tests and the
+    // shrink benchmark.
+    .target(name: "PlantedBug", dependencies: ["HAL", "AppCore"], path: "Tests/PlantedBug"),
     // The V4L2 checks that need the vivid driver: CameraTests runs this inside a qemu guest.
     .executableTarget(name: "VividChecks", dependencies: ["HAL", "V4L2", "FrameSources"], path: "Tests/VividChecks"),
 
@@ -268,7 +274,7 @@ targets += [
         dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "DemoApps", "HALTestDoubles", "HALCommandLine", "TestSupport"]),
     .testTarget(
         name: "ExplorationTests",
-        dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "Exploration", "TraceFormat", "Replay", "TestSupport"]),
+        dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "Exploration", "TraceFormat", "Replay", "PlantedBug", "TestSupport"]),
     .testTarget(
         name: "HALCommandTests",
         dependencies: ["hal", "HAL", "LibC", "TraceFormat", "TraceMCAP", "Replay", "Synthesis", "Interchange", "Plotting", "TestSupport"],

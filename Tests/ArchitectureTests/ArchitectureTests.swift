@@ -95,7 +95,7 @@ import TestSupport
     }
 
     /// The products a user's app and its tests depend on, whose closure must hold no C target.
-    static let lightProducts = ["HAL", "HALTestDoubles", "AppCore", "Session", "TraceFormat", "Replay", "Synthesis", "ScenarioSuite"]
+    static let lightProducts = ["HAL", "HALTestDoubles", "AppCore", "Session", "TraceFormat", "Replay", "Synthesis", "ScenarioSuite", "Exploration"]
     /// Products of other packages the light core may use: swift-system's typed system calls.
     static let allowedExternalProducts: Set<String> = ["SystemPackage"]
 

@@ -1,6 +1,7 @@
 import AppCore
 import Exploration
 import Foundation
+import PlantedBug
 import HAL
 import Replay
 import ScenarioSuite
@@ -8,77 +9,6 @@ import Session
 import Testing
 import TestSupport
 import TraceFormat
-
-/// An app with a planted bug that only two overlapping faults reach. On each tap it says where the user points: from
-/// the GPS fix when one is fresh (2 s), else from the compass heading when that is fresh (2 s). The bug: with
-/// neither fresh it says nothing, where it should say it cannot tell. So a lost fix alone passes (the compass
-/// answers), a late compass alone passes (the GPS answers), and only both at one tap fail.
-struct Wayfinder: RunnableApp {
-    static let name = "wayfinder"
-    var lastFix: Timestamp?
-    var lastHeading: Timestamp?
-
-    static func load(config: some AppConfigFiles) throws -> Wayfinder { Wayfinder() }
-
-    mutating func start(at time: Timestamp, output: inout AppOutput) {}
-
-    mutating func handle(_ input: AppInput, output: inout AppOutput) {
-        guard case .reading(let reading, _) = input else { return }
-        switch reading {
-        case .location(let fix) where fix.mode != .none && fix.coordinate != nil: lastFix = fix.timestamp
-        case .attitude(let sample): lastHeading = sample.timestamp
-        case .pointer(let event) where event.phase == .release:
-            let time = event.timestamp
-            output.emit("tap", at: time)
-            if let fix = lastFix, fix.duration(to: time) <= .seconds(2) {
-                output.emit("pointed", at: time, ["from": .string("gps")])
-            } else if let heading = lastHeading, heading.duration(to: time) <= .seconds(2) {
-                output.emit("pointed", at: time, ["from": .string("compass")])
-            }
-        default: break
-        }
-    }
-}
-
-/// The wayfinder's scenario in a scratch folder: a minute of 1 Hz GPS fixes, a 10 Hz compass and a tap every 5 s,
-/// with a fault space of lost fixes, compass latency and duplicated touches.
-func wayfinderScenario(space: String? = nil) throws -> String {
-    let folder = try makeScratchFolder()
-    var lines = [
-        #"{"format":"hal-trace","version":1,"channels":[{"id":"gps","kind":"location","source":"test","units":"deg,m,m/s"},{"id":"heading","kind":"attitude","source":"test","frame":"ENU"},{"id":"touch","kind":"pointer","source":"test","units":"normalized"}]}"#
-    ]
-    var records: [(Int64, String)] = []
-    for second in 0...60 {
-        let t = Int64(second) * 1_000_000_000
-        records.append((t, #"{"t":\#(t),"ch":"gps","mode":"3d","lat":49.26,"lon":-123.25}"#))
-    }
-    for tenth in 0...600 {
-        let t = Int64(tenth) * 100_000_000
-        records.append((t, #"{"t":\#(t),"ch":"heading","q":[1,0,0,0]}"#))
-    }
-    for tap in stride(from: 5, through: 55, by: 5) {
-        let press = Int64(tap) * 1_000_000_000, release = press + 80_000_000
-        records.append((press, #"{"t":\#(press),"ch":"touch","phase":"press","pointer":0,"x":0.5,"y":0.5}"#))
-        records.append((release, #"{"t":\#(release),"ch":"touch","phase":"release","pointer":0,"x":0.5,"y":0.5}"#))
-    }
-    lines += records.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
-    try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/day.jsonl", atomically: true, encoding: .utf8)
-    try "{}".write(toFile: folder + "/wayfinder.json", atomically: true, encoding: .utf8)
-    try (space ?? """
-        {"count": [2, 3], "faults": [
-          {"kind": "lostFix", "channel": "gps", "duration": [5, 30]},
-          {"kind": "latency", "channel": "heading", "magnitude": [0.5, 5], "duration": [2, 20]},
-          {"kind": "duplicate", "channel": "touch", "probability": [0.05, 0.3]}
-        ]}
-        """).write(toFile: folder + "/wayfinder.space.json", atomically: true, encoding: .utf8)
-    try """
-        {"app": "wayfinder", "config": "wayfinder.json", "inputs": ["day.jsonl"], "explore": "wayfinder.space.json",
-         "expect": [
-           {"each": {"event": "tap"}, "then": {"event": "pointed"}, "within": 1}
-         ]}
-        """.write(toFile: folder + "/wayfinder.run.json", atomically: true, encoding: .utf8)
-    return folder + "/wayfinder.run.json"
-}
 
 let catalog = AppCatalog([Wayfinder.self])
 
@@ -93,14 +23,14 @@ let catalog = AppCatalog([Wayfinder.self])
     }
 
     @Test func theScenarioPassesWithoutFaults() async throws {
-        let result = try await Scenario(path: wayfinderScenario()).run(catalog: catalog)
+        let result = try await Scenario(path: wayfinderScenario(in: makeScratchFolder())).run(catalog: catalog)
         #expect(result.passed, "\(result.expectations.map(\.line))")
     }
 
     /// Each fault alone is survived; the two together at one tap are not: the planted bug is reachable only by
     /// their overlap.
     @Test func onlyTheOverlapFails() async throws {
-        let scenario = try Scenario(path: wayfinderScenario())
+        let scenario = try Scenario(path: wayfinderScenario(in: makeScratchFolder()))
         func passes(_ faults: [Fault]) async throws -> Bool {
             try await scenario.run(catalog: catalog, faults: FaultPlan(seed: 1, faults: faults)).passed
         }
@@ -122,7 +52,7 @@ let catalog = AppCatalog([Wayfinder.self])
     /// 1.98 s). Where the trace is cut to start just before the tap, one record of each is all it takes. Only the
     /// expectation that failed is kept.
     @Test func explorationFindsThePlantedBugAndShrinkingIsolatesIt() async throws {
-        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario()), catalog: catalog)
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario(in: makeScratchFolder())), catalog: catalog)
         let failure = try #require(await firstFailure(explorer, within: 100))
         #expect(failure.failing.map(\.each?.event) == ["tap"])
         let minimal = try await Shrinker(explorer: explorer).shrink(failure.variant)
@@ -149,7 +79,7 @@ let catalog = AppCatalog([Wayfinder.self])
 
     /// The same failing variant shrinks to the same bytes, 20 times out of 20.
     @Test func shrinkingIsDeterministic() async throws {
-        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario()), catalog: catalog)
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario(in: makeScratchFolder())), catalog: catalog)
         let failure = try #require(await firstFailure(explorer, within: 100))
         var outputs: Set<[Data]> = []
         for round in 0..<20 {
@@ -161,7 +91,7 @@ let catalog = AppCatalog([Wayfinder.self])
     }
 
     @Test func aPassingVariantIsNotShrunk() async throws {
-        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario()), catalog: catalog)
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario(in: makeScratchFolder())), catalog: catalog)
         let passing = try #require(await { () async -> Variant? in
             for index in 0..<20 where !(await explorer.run(explorer.variant(index, seed: 1))).failed { return explorer.variant(index, seed: 1) }
             return nil
@@ -176,7 +106,7 @@ let catalog = AppCatalog([Wayfinder.self])
 
     /// A space the app copes with: every variant passes, and the report says so.
     @Test func aSpaceWithNoFailureReportsNone() async throws {
-        let path = try wayfinderScenario(space: """
+        let path = try wayfinderScenario(in: makeScratchFolder(), space: """
             {"faults": [{"kind": "jitter", "channel": "heading", "magnitude": [0.001, 0.01]},
                         {"kind": "lostFix", "channel": "gps", "duration": [0.5, 0.9]}]}
             """)
@@ -189,7 +119,7 @@ let catalog = AppCatalog([Wayfinder.self])
 
     /// The same seed gives the same variants; another seed others; shards split them with no overlap.
     @Test func variantsAreSeededAndShardsSplitThem() async throws {
-        let path = try wayfinderScenario()
+        let path = try wayfinderScenario(in: makeScratchFolder())
         let explorer = try ScenarioExplorer(scenario: Scenario(path: path), catalog: catalog)
         let again = try ScenarioExplorer(scenario: Scenario(path: path), catalog: catalog)
         #expect((0..<30).map { explorer.variant($0, seed: 7) } == (0..<30).map { again.variant($0, seed: 7) })
@@ -250,7 +180,7 @@ let catalog = AppCatalog([Wayfinder.self])
 
     /// A scenario that names no space explores the default space of its inputs' kinds.
     @Test func theDefaultSpaceFollowsTheChannels() throws {
-        let header = try Trace.load(path: String(wayfinderScenario().dropLast("wayfinder.run.json".count)) + "day.jsonl").header
+        let header = try Trace.load(path: String(wayfinderScenario(in: makeScratchFolder()).dropLast("wayfinder.run.json".count)) + "day.jsonl").header
         let space = FaultSpace.defaults(for: header)
         let kinds = Set(space.faults.map { "\($0.channel ?? "*"):\($0.kind.rawValue)" })
         #expect(kinds.isSuperset(of: ["gps:lostFix", "gps:jump", "heading:latency", "heading:stuck", "touch:latency", "speaker:latency"]))

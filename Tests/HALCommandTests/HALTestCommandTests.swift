@@ -50,6 +50,51 @@ import TestSupport
         #expect(union.sorted { $0[0] < $1[0] }.map { [$0[0], $0[1], $0[2]] } == all.map { [$0[0], $0[1], $0[2]] })
     }
 
+    /// The talk board's scenario in a scratch folder, exploring `space`.
+    static func talkBoard(space: String) throws -> String {
+        let folder = try makeScratchFolder()
+        for file in ["board.json", "session.jsonl", "session.run.json"] {
+            try FileManager.default.copyItem(atPath: packageRoot + "/traces/talkboard/" + file, toPath: folder + "/" + file)
+        }
+        try space.write(toFile: folder + "/session.space.json", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    /// `--explore`: a speaker slower than the board's 100 ms budget fails every variant; each is reported with its seed
+    /// and plan, shrunk to files that fail the same way under `hal test`, and the JUnit report (read by junitparser)
+    /// carries the failure and the command that reproduces the minimal case. A space the board copes with passes.
+    @Test func exploreReportsAndShrinksFailingVariants() async throws {
+        let slow = try Self.talkBoard(space: #"{"count": [1, 1], "faults": [{"kind": "latency", "channel": "speaker", "magnitude": [0.2, 0.3]}]}"#)
+        let run = try await runProcess(
+            halExecutable, ["test", slow, "--explore", "3", "--seed", "4", "--shrink", "--junit", slow + "/explore.xml"], timeout: Self.limit)
+        #expect(run.status == 1)
+        #expect(run.output.contains("explored 3 variants of 1 scenario in ") && run.output.hasSuffix(": 3 failed\n"), "\(run.output)")
+        #expect(run.output.contains("\"kind\":\"latency\""))
+        #expect(run.output.contains("run again: hal test \(slow)/session.run.json --explore 3 --seed 4 --variant 2"))
+        for index in 0..<3 {
+            let minimal = slow + "/session.min-4-\(index).run.json"
+            #expect(run.output.contains("reproduce: hal test \(minimal)"), "\(run.output)")
+            let again = try await runProcess(halExecutable, ["test", minimal], timeout: Self.limit)
+            #expect(again.status == 1 && again.output.contains("FAIL every "), "\(again.output)")
+        }
+        let cases = try await Self.junitCases(slow + "/explore.xml")
+        #expect(cases.map { $0[0] } == (0..<3).map { "\(slow)/session.run.json#variant-\($0)" })
+        #expect(cases.allSatisfy { $0[2] == "failed" && $0[3].hasPrefix("FAIL every ") })
+
+        let fine = try Self.talkBoard(space: #"{"faults": [{"kind": "jitter", "channel": "touch", "magnitude": [0.001, 0.002]}]}"#)
+        let passing = try await runProcess(halExecutable, ["test", fine, "--explore", "5"], timeout: Self.limit)
+        #expect(passing.status == 0 && passing.output.hasSuffix(": no variant failed\n"), "\(passing.output)")
+
+        for (arguments, message) in [
+            (["--shrink"], "--variant and --shrink go with --explore N"),
+            (["--explore", "3", "--variant", "3"], "--variant 3 is not among the 3 variants (0 to 2)"),
+            (["--explore", "3", "--update-golden"], "--explore compares no golden logs"),
+        ] {
+            let refused = try await runProcess(halExecutable, ["test", fine] + arguments, timeout: Self.limit)
+            #expect(refused.status == 64 && refused.output.contains(message), "\(refused.output)")
+        }
+    }
+
     /// A suite with a broken expectation, a drifted golden log and a file that does not parse.
     static func brokenSuite() throws -> String {
         let folder = try makeScratchFolder()

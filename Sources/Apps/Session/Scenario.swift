@@ -79,7 +79,7 @@ public struct Scenario: Sendable {
     public var explorePath: String? { file.explore.map { TracePath.resolve($0, inTraceAt: path) } }
 
     /// The scenario's inputs merged into one trace; with `reseed`, every script's noise seeded by it
-    /// (``Synthesis/TraceFormat/Trace/loadInput(path:reseed:)``).
+    /// (`Trace.loadInput(path:reseed:)`).
     public func loadInputs(reseed: UInt64? = nil) throws -> Trace {
         try Trace.merging(inputPaths.map { try Trace.loadInput(path: $0, reseed: reseed) })
     }

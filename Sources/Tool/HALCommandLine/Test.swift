@@ -119,14 +119,37 @@ extension TestCommand {
         }
         var shrunk: [String: (ShrunkCase, ShrunkCase.Files)] = [:]
         if shrink {
-            for failure in report.failures {
-                guard let shrinker = report.shrinker(of: failure.variant) else { continue }
-                do {
-                    let minimal = try await shrinker.shrink(failure.variant)
-                    let folder = TracePath.folder(ofTraceAt: failure.variant.scenario)
-                    let base = URL(fileURLWithPath: failure.variant.scenario).lastPathComponent
-                    let name = (base.hasSuffix(".run.json") ? String(base.dropLast(".run.json".count)) : base) + ".min-\(seed)-\(failure.variant.index)"
-                    let files = try minimal.write(into: folder, name: name)
+            // Each failure shrinks on its own, `jobs` at a time; they are reported in the run's order.
+            let failures = report.failures
+            var outcomes: [Int: Result<(ShrunkCase, ShrunkCase.Files), any Error>] = [:]
+            await withTaskGroup(of: (Int, Result<(ShrunkCase, ShrunkCase.Files), any Error>).self) { group in
+                var next = 0
+                func startNext() {
+                    // A failure whose scenario has no explorer (none: every variant comes from one) is passed over.
+                    while next < failures.count, report.shrinker(of: failures[next].variant) == nil { next += 1 }
+                    guard next < failures.count, let shrinker = report.shrinker(of: failures[next].variant) else { return }
+                    let index = next, variant = failures[index].variant
+                    next += 1
+                    group.addTask {
+                        do {
+                            let minimal = try await shrinker.shrink(variant)
+                            let base = URL(fileURLWithPath: variant.scenario).lastPathComponent
+                            let name = (base.hasSuffix(".run.json") ? String(base.dropLast(".run.json".count)) : base) + ".min-\(variant.runSeed)-\(variant.index)"
+                            return (index, .success((minimal, try minimal.write(into: TracePath.folder(ofTraceAt: variant.scenario), name: name))))
+                        } catch {
+                            return (index, .failure(error))
+                        }
+                    }
+                }
+                for _ in 0..<jobs { startNext() }
+                while let (index, outcome) = await group.next() {
+                    outcomes[index] = outcome
+                    startNext()
+                }
+            }
+            for (index, failure) in failures.enumerated() {
+                switch outcomes[index] {
+                case .success(let (minimal, files)):
                     shrunk[failure.variant.name] = (minimal, files)
                     printLine("""
                         shrunk \(failure.variant.name) in \(minimal.runs) runs: \(minimal.failure)
@@ -135,8 +158,10 @@ extension TestCommand {
                             wrote \(files.scenario), \(files.faults), \(files.trace)
                             reproduce: \(HALCommandLine.toolName) test \(files.scenario)
                         """)
-                } catch {
+                case .failure(let error):
                     printLine("could not shrink \(failure.variant.name): \(error)")
+                case nil:
+                    printLine("could not shrink \(failure.variant.name): its scenario could not be read again")
                 }
             }
         }
