@@ -90,6 +90,31 @@ let catalog = AppCatalog([Wayfinder.self])
         }
     }
 
+    /// An expectation that something happens (eleven answers from the GPS) fails when a lost fix makes one answer
+    /// come from the compass. Cutting taps away would keep it failing ("found 3" is the same form as "found 10"),
+    /// but the cut case would fail without any fault too; the shrink keeps the failure the fault's doing: the minimal
+    /// case passes without its faults and fails with them.
+    @Test func aShrunkCaseFailsBecauseOfItsFaults() async throws {
+        let folder = try makeScratchFolder()
+        let path = try wayfinderScenario(in: folder, space: #"{"count": [1, 1], "faults": [{"kind": "lostFix", "channel": "gps", "duration": [3, 6]}]}"#)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: #"{"each": {"event": "tap"}, "then": {"event": "pointed"}, "within": 1}"#,
+                                  with: #"{"event": "pointed", "with": {"from": "gps"}, "count": 11}"#)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: path), catalog: catalog)
+        let failure = try #require(await firstFailure(explorer, within: 100))
+        #expect(failure.failures.first?.contains("exactly 11×: found 10") == true, "\(failure.failures)")
+        let minimal = try await Shrinker(explorer: explorer).shrink(failure.variant)
+        let files = try minimal.write(into: folder, name: "min")
+        let scenario = try Scenario(path: files.scenario)
+        let faulted = try await scenario.run(catalog: catalog)
+        let clean = try await scenario.run(catalog: catalog, faults: FaultPlan(seed: 1, faults: []))
+        #expect(!faulted.passed && clean.passed, "\(faulted.expectations.map(\.line)) \(clean.expectations.map(\.line))")
+        #expect(minimal.plan.faults.map(\.kind) == [.lostFix])
+        // All eleven taps stay: fewer would fail without the fault.
+        #expect(minimal.trace.records.filter { minimal.trace.header.channels[$0.channel].id == "touch" }.count == 22)
+    }
+
     @Test func aPassingVariantIsNotShrunk() async throws {
         let explorer = try ScenarioExplorer(scenario: Scenario(path: wayfinderScenario(in: makeScratchFolder())), catalog: catalog)
         let passing = try #require(await { () async -> Variant? in
