@@ -17,6 +17,9 @@ struct GpsdLog {
     var lines: [String]
     /// gpsd's last TPV for each time, in order.
     var reports: [Report]
+    /// gpsd's TPVs with a position but no time (epochs before the receiver knew the date), the last of each run of
+    /// one position, in order. Their `time` is 0.
+    var datelessReports: [Report] = []
 
     /// gpsd's regression logs from real receivers.
     static let folder = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/gpsd-nmea")
@@ -39,9 +42,17 @@ struct GpsdLog {
         var order: [Int64] = []
         let check = try String(contentsOf: folder.appendingPathComponent(name + ".chk"), encoding: .utf8)
         for line in check.split(whereSeparator: \.isNewline) where line.hasPrefix(#"{"class":"TPV""#) {
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let text = object["time"] as? String, let time = Self.parseTime(text)
-            else { continue }
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            guard let text = object["time"] as? String, let time = Self.parseTime(text) else {
+                if let latitude = object["lat"] as? Double, let longitude = object["lon"] as? Double {
+                    let report = Report(
+                        time: 0, mode: object["mode"] as? Int ?? 0, latitude: latitude, longitude: longitude,
+                        altitudeMSL: object["altMSL"] as? Double)
+                    if let last = datelessReports.last, last.latitude == latitude, last.longitude == longitude { datelessReports.removeLast() }
+                    datelessReports.append(report)
+                }
+                continue
+            }
             let mode = object["mode"] as? Int ?? 0
             // When the fix is lost gpsd reports mode 1 still stamped with the last valid time;
             // that report belongs to the next (no-fix) epoch, not to this time.
@@ -54,15 +65,18 @@ struct GpsdLog {
         reports = order.map { byTime[$0]! }
     }
 
-    /// Our fixes by UTC time.
-    func decoded() -> (fixes: [Int64: NMEAFix], decoder: NMEADecoder) {
+    /// Our fixes by UTC time, and those without one (no date yet) in order.
+    func decoded() -> (fixes: [Int64: NMEAFix], dateless: [NMEAFix], decoder: NMEADecoder) {
         var decoder = NMEADecoder()
         var fixes: [Int64: NMEAFix] = [:]
-        for line in lines {
-            if let fix = decoder.decode(line: line), let time = fix.utcNanoseconds { fixes[time] = fix }
+        var dateless: [NMEAFix] = []
+        func take(_ fix: NMEAFix?) {
+            guard let fix else { return }
+            if let time = fix.utcNanoseconds { fixes[time] = fix } else { dateless.append(fix) }
         }
-        if let fix = decoder.finish(), let time = fix.utcNanoseconds { fixes[time] = fix }
-        return (fixes, decoder)
+        for line in lines { take(decoder.decode(line: line)) }
+        take(decoder.finish())
+        return (fixes, dateless, decoder)
     }
 
     static func parseTime(_ text: String) -> Int64? {

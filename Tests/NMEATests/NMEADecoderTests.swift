@@ -41,6 +41,64 @@ import Testing
         #expect(fixes[0].coordinate == GeoCoordinate(latitude: 48 + 7.038 / 60, longitude: 11 + 31.0 / 60))
     }
 
+    /// A sentence is read from the last `$` before its checksum: noise, a doubled `$` or a cut-off sentence before it
+    /// is passed over and counted, never taken as a bad checksum.
+    @Test func sentencesAreResynchronisedAtTheirLastDollar() {
+        var decoder = NMEADecoder()
+        let gga = line("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        let rmc = line("GPRMC,123519,A,4807.038,N,01131.000,E,0.1,10.0,230394,,,A")
+        let fixes = decodeAll(
+            ["$" + gga, "$GPGGA,12\u{07}351" + rmc, "  " + line("GPGSA,A,3,04,05,,,,,,,,,,,2.5,1.3,2.1")], decoder: &decoder)
+        #expect(decoder.statistics.rejected.isEmpty)
+        #expect(decoder.statistics.decoded == ["GGA": 1, "RMC": 1, "GSA": 1])
+        // Leading spaces are not noise.
+        #expect(decoder.statistics.resynchronised == 2)
+        #expect(fixes.count == 1 && fixes[0].utcNanoseconds != nil)
+        // Without its own `$`, a line is still refused for what it lacks.
+        var strict = NMEADecoder()
+        _ = strict.decode(line: "$GPGGA,1235$" + String(gga.dropFirst().prefix(20)))
+        #expect(strict.statistics.rejected == [.noChecksum: 1] && strict.statistics.resynchronised == 0)
+    }
+
+    /// An empty or all-zero date is one the receiver does not know yet: the position is kept, with its time of day
+    /// and no UTC time; a date out of range is still a bad field.
+    @Test func zeroDatesAreNotKnownYet() {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GPRMC,100000.00,A,4915.6360,N,12314.7600,W,2.7,45.0,,,,A"),
+            line("GPRMC,100001.00,A,4915.6366,N,12314.7594,W,2.7,45.0,000000,,,A"),
+            line("GPZDA,100002.00,00,00,0000,00,00"),
+            line("GPRMC,100002.00,A,4915.6372,N,12314.7588,W,2.7,45.0,000000,,,A"),
+            line("GPRMC,100003.00,A,4915.6378,N,12314.7582,W,2.7,45.0,201126,,,A"),
+            line("GPRMC,100004.00,A,4915.6384,N,12314.7576,W,2.7,45.0,321126,,,A"),
+        ], decoder: &decoder)
+        #expect(decoder.statistics.rejected == [.badField: 1])
+        #expect(fixes.map { $0.coordinate != nil } == [true, true, true, true])
+        #expect(fixes.map(\.timeOfDay) == [36_000, 36_001, 36_002, 36_003])
+        #expect(fixes.map { $0.utcNanoseconds != nil } == [false, false, false, true])
+    }
+
+    /// GBS gives the position's expected errors where no GST does; GRS and DTM belong to the epoch.
+    @Test func gbsGrsAndDtmAreRead() {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GPDTM,W84,,0.0,N,0.0,E,0.0,W84"),
+            line("GPGGA,100000.00,4915.6360,N,12314.7600,W,1,09,0.9,18.0,M,-16.9,M,,"),
+            line("GPGBS,100000.00,1.6,1.4,3.2,,,,"),
+            line("GPGRS,100000.00,1,0.2,-0.4,0.1,,,,,,,,,"),
+            line("GPGGA,100001.00,4915.6366,N,12314.7594,W,1,09,0.9,18.1,M,-16.9,M,,"),
+            line("GPGST,100001.00,1.2,0.9,0.6,45,1.5,2.0,3.0"),
+            line("GPGBS,100001.00,1.6,1.4,3.2,,,,"),
+        ], decoder: &decoder)
+        #expect(decoder.statistics.rejected.isEmpty)
+        #expect(decoder.statistics.decoded == ["DTM": 1, "GGA": 2, "GBS": 2, "GRS": 1, "GST": 1])
+        #expect(fixes.count == 2)
+        #expect(fixes[0].datum == "W84" && fixes[0].sentences == ["DTM", "GGA", "GBS", "GRS"])
+        #expect(fixes[0].sigmaLatitude == 1.6 && fixes[0].sigmaLongitude == 1.4 && fixes[0].sigmaAltitude == 3.2)
+        // GST's σ stands where both came.
+        #expect(fixes[1].sigmaLatitude == 1.5 && fixes[1].sigmaLongitude == 2.0 && fixes[1].sigmaAltitude == 3.0)
+    }
+
     @Test func everySentenceTypeContributesToItsEpoch() throws {
         var decoder = NMEADecoder()
         let fixes = decodeAll([

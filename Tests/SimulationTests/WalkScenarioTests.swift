@@ -149,6 +149,18 @@ import NMEA
         #expect(track.fixes.first?.utcNanoseconds == 1_419_995_239_000_000_000)  // 2014-12-31T03:07:19Z
     }
 
+    /// Fixes from before the receiver knew the date are imported, placed by their time of day, and given UTC times
+    /// once a later epoch gives the date.
+    @Test func fixesBeforeTheDateGetItsUTC() throws {
+        let log = try String(contentsOfFile: packageRoot + "/Tests/NMEATests/Fixtures/receivers/rmc-no-date-yet.log", encoding: .utf8)
+        let (track, statistics, skipped) = LocationTrack.importNMEA(log)
+        #expect(track.fixes.count == 12 && skipped == 0 && statistics.rejectedCount == 0)
+        #expect(track.fixes.allSatisfy { $0.coordinate != nil })
+        // 2026-11-20T10:00:00Z, one a second.
+        #expect(track.fixes.map(\.utcNanoseconds) == (0..<12).map { 1_795_168_800_000_000_000 + Int64($0) * 1_000_000_000 })
+        #expect(track.fixes.map(\.timestamp.nanoseconds) == (0..<12).map { Int64($0) * 1_000_000_000 })
+    }
+
     @Test func scrubbingHidesTheStartAndTheEnd() {
         let scrubbed = Self.track.scrubbed(radius: 100, decimals: 4)
         let start = Self.track.fixes.first!.coordinate!, end = Self.track.fixes.last!.coordinate!

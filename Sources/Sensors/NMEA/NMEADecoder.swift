@@ -2,23 +2,29 @@ import HAL
 
 /// Decodes NMEA 0183 into one ``NMEAFix`` per epoch.
 ///
-/// - **Sentences:** RMC, GGA, GSA, GSV, VTG, GLL, GNS, ZDA and GST.
+/// - **Sentences:** every NMEA 0183 4.x sentence a GNSS receiver sends with a position, a time or the fix's quality:
+///   RMC, GGA, GLL and GNS (position), GSA (fix type), GST and GBS (position errors), ZDA (date), GRS (time), DTM
+///   (datum), and GSV and VTG.
 /// - **Talkers:** any that NMEA 0183 or 4.x defines: GP, GL, GA, GB, BD, GQ, GI, GN, IN (integrated
 ///   navigation), EC (electronic chart), II, and the rest: two characters, a letter then a letter or digit (`U0`…`U9`
 ///   are user talkers). Proprietary sentences (`$P…`) are not read.
 /// - **Bad sentences** (bad checksum, truncated, garbage, malformed fields) are counted by
 ///   reason in ``statistics`` and skipped; nothing a line holds can crash the decoder.
+/// - **Noise before a sentence** (a doubled `$`, stray bytes, the start of a sentence cut off by this one) is
+///   passed over: a sentence is read from the last `$` before its checksum, and counted in
+///   ``Statistics/resynchronised``.
 ///
 /// **Epochs.** An epoch is the set of sentences sharing one UTC time of day. A sentence
 /// with another time closes the epoch, which ``decode(line:)`` then returns; sentences
-/// without a time (GSA, GSV, VTG) belong to the epoch in progress. ``finish()`` closes
+/// without a time (GSA, GSV, VTG, DTM) belong to the epoch in progress. ``finish()`` closes
 /// the last one.
 ///
 /// **Fix mode:** no fix when RMC or GLL says `V`, GGA's quality is 0, GSA says 1 or GNS
 /// says `N`; otherwise GSA's 2D/3D, or 3D when GGA or GNS gave an altitude, else 2D.
 ///
-/// **Dates** come from RMC or ZDA and carry over to later epochs, moving on a day when
-/// the time of day wraps past midnight. A date before ``rolloverPivot`` is taken to be
+/// **Dates** come from RMC or ZDA and carry over to later epochs; an empty or all-zero date is one the receiver
+/// does not know yet, and the epoch has no UTC time (its ``NMEAFix/timeOfDay`` only). A known date moves on a day
+/// when the time of day wraps past midnight. A date before ``rolloverPivot`` is taken to be
 /// a receiver with the GPS week-number rollover bug, and 1024 weeks are added until it
 /// is not.
 public struct NMEADecoder: Sendable {
@@ -50,6 +56,8 @@ public struct NMEADecoder: Sendable {
         }
         /// Epochs closed.
         public var epochs = 0
+        /// Sentences read from a later `$` than the line's first, or after noise: resynchronised.
+        public var resynchronised = 0
         var decodedCounts = [Int](repeating: 0, count: SentenceType.allCases.count)
         var rejectedCounts = [Int](repeating: 0, count: NMEASentence.Rejection.allCases.count)
 
@@ -95,6 +103,7 @@ public struct NMEADecoder: Sendable {
         case .success(let sentence):
             framed = sentence
         }
+        if framed.resynchronised { statistics.resynchronised += 1 }
         guard !framed.isProprietary, Self.isKnownTalker(framed.talker), let type = framed.type else {
             statistics.reject(.unsupportedType)
             return nil

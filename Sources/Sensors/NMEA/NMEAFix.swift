@@ -26,7 +26,9 @@ public struct NMEAFix: Sendable, Hashable {
     public var vdop: Double?
     /// Position dilution of precision.
     public var pdop: Double?
-    /// GST's 1σ errors in latitude, longitude and altitude, metres.
+    /// The local datum DTM named (`W84` is WGS 84), when the epoch had a DTM.
+    public var datum: String?
+    /// GST's 1σ errors in latitude, longitude and altitude, metres (GBS's expected errors where there is no GST).
     public var sigmaLatitude: Double?
     /// GST's 1σ longitude error, metres.
     public var sigmaLongitude: Double?

@@ -17,6 +17,10 @@ struct Update {
     var noFix = false
     var mode: FixMode?
     var sigmas: (latitude: Double, longitude: Double, altitude: Double?)?
+    /// GBS's expected errors, taken where no GST gave σ.
+    var expectedErrors: (latitude: Double, longitude: Double, altitude: Double?)?
+    /// DTM's local datum code, such as `W84`.
+    var datum: String?
 
     static let knot = 1852.0 / 3600
 
@@ -31,6 +35,9 @@ struct Update {
         case .gns: gns(s)
         case .zda: zda(s)
         case .gst: gst(s)
+        case .gbs: gbs(s)
+        case .grs: parseTime(s, 0)
+        case .dtm: dtm(s)
         }
     }
 
@@ -41,9 +48,13 @@ struct Update {
         speed = speed.map { $0 * Self.knot }
         if let range = s.field(8) {
             guard range.count == 6, let day = s.digits(range.lowerBound, 2), let month = s.digits(range.lowerBound + 2, 2),
-                  let year = s.digits(range.lowerBound + 4, 2), (1...31).contains(day), (1...12).contains(month)
+                  let year = s.digits(range.lowerBound + 4, 2)
             else { return false }
-            date = (day, month, year < 80 ? 2000 + year : 1900 + year)
+            // All zeros: a receiver that does not know the date yet (gpsd reads it so too).
+            if day != 0 || month != 0 || year != 0 {
+                guard (1...31).contains(day), (1...12).contains(month) else { return false }
+                date = (day, month, year < 80 ? 2000 + year : 1900 + year)
+            }
         }
         return true
     }
@@ -88,7 +99,8 @@ struct Update {
 
     private mutating func zda(_ s: FramedSentence) -> Bool {
         guard parseTime(s, 0) else { return false }
-        if let day = s.field(1).flatMap(s.int), let month = s.field(2).flatMap(s.int), let year = s.field(3).flatMap(s.int) {
+        if let day = s.field(1).flatMap(s.int), let month = s.field(2).flatMap(s.int), let year = s.field(3).flatMap(s.int),
+           day != 0 || month != 0 || year != 0 {
             guard (1...31).contains(day), (1...12).contains(month), year >= 1980 else { return false }
             date = (day, month, year)
         }
@@ -100,6 +112,20 @@ struct Update {
         if let latitude = s.field(5).flatMap(s.double), let longitude = s.field(6).flatMap(s.double) {
             sigmas = (latitude, longitude, s.field(7).flatMap(s.double))
         }
+        return true
+    }
+
+    private mutating func gbs(_ s: FramedSentence) -> Bool {
+        guard parseTime(s, 0) else { return false }
+        if let latitude = s.field(1).flatMap(s.double), let longitude = s.field(2).flatMap(s.double) {
+            expectedErrors = (latitude, longitude, s.field(3).flatMap(s.double))
+        }
+        return true
+    }
+
+    private mutating func dtm(_ s: FramedSentence) -> Bool {
+        guard let range = s.field(0) else { return true }
+        datum = String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)
         return true
     }
 
@@ -124,6 +150,12 @@ struct Update {
             fix.sigmaLongitude = sigmas.longitude
             fix.sigmaAltitude = sigmas.altitude
         }
+        if let expectedErrors, !fix.sentenceTypes.contains(.gst) {
+            fix.sigmaLatitude = expectedErrors.latitude
+            fix.sigmaLongitude = expectedErrors.longitude
+            fix.sigmaAltitude = expectedErrors.altitude
+        }
+        if let datum { fix.datum = datum }
     }
 
     // MARK: Fields

@@ -18,9 +18,15 @@ public enum SentenceType: String, Sendable, Hashable, CaseIterable {
     case zda = "ZDA"
     /// Pseudorange error statistics: position error σ.
     case gst = "GST"
+    /// GNSS satellite fault detection (RAIM): time and expected position errors.
+    case gbs = "GBS"
+    /// GNSS range residuals: time.
+    case grs = "GRS"
+    /// Datum reference: the datum the positions are in.
+    case dtm = "DTM"
 
-    /// Whether the sentence type has a UTC time field (GSA, GSV and VTG do not).
-    var carriesTime: Bool { self != .gsa && self != .gsv && self != .vtg }
+    /// Whether the sentence type has a UTC time field (GSA, GSV, VTG and DTM do not).
+    var carriesTime: Bool { self != .gsa && self != .gsv && self != .vtg && self != .dtm }
 
     init?(_ a: UInt8, _ b: UInt8, _ c: UInt8) {
         switch (a, b, c) {
@@ -33,6 +39,9 @@ public enum SentenceType: String, Sendable, Hashable, CaseIterable {
         case (71, 78, 83): self = .gns          // GNS
         case (90, 68, 65): self = .zda          // ZDA
         case (71, 83, 84): self = .gst          // GST
+        case (71, 66, 83): self = .gbs          // GBS
+        case (71, 82, 83): self = .grs          // GRS
+        case (68, 84, 77): self = .dtm          // DTM
         default: return nil
         }
     }
@@ -47,25 +56,45 @@ struct FramedSentence {
     /// Each field's bytes, in order; reused from line to line.
     var fields: [Range<Int>]
 
-    /// Frames a line, reusing `fields`' storage.
+    /// Whether anything but spaces came before the sentence's `$`: noise, a doubled `$`, or the start of a sentence
+    /// cut off by this one. The sentence is read from the last `$` before its checksum, as a receiver's stream is
+    /// resynchronised.
+    var resynchronised = false
+
+    /// Frames a line, reusing `fields`' storage. The sentence starts at the last `$` before the checksum.
     static func frame(_ bytes: UnsafeBufferPointer<UInt8>, fields: inout [Range<Int>]) -> Result<FramedSentence, NMEASentence.Rejection> {
-        var start = 0
-        while start < bytes.count, bytes[start] != UInt8(ascii: "$") { start += 1 }
-        guard start < bytes.count else { return .failure(.noStart) }
+        var first = 0
+        while first < bytes.count, bytes[first] != UInt8(ascii: "$") { first += 1 }
+        guard first < bytes.count else { return .failure(.noStart) }
         var end = bytes.count
-        while end > start, bytes[end - 1] == 13 || bytes[end - 1] == 10 || bytes[end - 1] == 32 { end -= 1 }
+        while end > first, bytes[end - 1] == 13 || bytes[end - 1] == 10 || bytes[end - 1] == 32 { end -= 1 }
         let star = end - 3
-        guard star > start, bytes[star] == UInt8(ascii: "*"), let high = hex(bytes[star + 1]), let low = hex(bytes[star + 2]) else {
+        guard star > first, bytes[star] == UInt8(ascii: "*"), let high = hex(bytes[star + 1]), let low = hex(bytes[star + 2]) else {
             return .failure(.noChecksum)
         }
+        var start = first
+        var resynchronised = (0..<first).contains { bytes[$0] > 32 }
         fields.removeAll(keepingCapacity: true)
         var checksum: UInt8 = 0
         var fieldStart = start + 1
         var addressEnd: Int?
+        var badCharacter = false
         var index = start + 1
         while index < star {
             let byte = bytes[index]
-            guard byte >= 0x20, byte < 0x7F else { return .failure(.badCharacters) }
+            if byte == UInt8(ascii: "$") {
+                // A later start: what came before was noise or a sentence cut off. Begin again from here.
+                start = index
+                resynchronised = true
+                fields.removeAll(keepingCapacity: true)
+                checksum = 0
+                fieldStart = index + 1
+                addressEnd = nil
+                badCharacter = false
+                index += 1
+                continue
+            }
+            if byte < 0x20 || byte >= 0x7F { badCharacter = true }
             checksum ^= byte
             if byte == UInt8(ascii: ",") {
                 if addressEnd == nil { addressEnd = index } else { fields.append(fieldStart..<index) }
@@ -73,6 +102,7 @@ struct FramedSentence {
             }
             index += 1
         }
+        guard !badCharacter else { return .failure(.badCharacters) }
         if addressEnd == nil { addressEnd = star } else { fields.append(fieldStart..<star) }
         let address = (start + 1)..<addressEnd!
         guard checksum == high << 4 | low else { return .failure(.badChecksum) }
@@ -83,7 +113,7 @@ struct FramedSentence {
         guard address.count == 5 || (address.count >= 2 && bytes[address.lowerBound] == UInt8(ascii: "P")) else {
             return .failure(.badAddress)
         }
-        return .success(FramedSentence(bytes: bytes, address: address, fields: fields))
+        return .success(FramedSentence(bytes: bytes, address: address, fields: fields, resynchronised: resynchronised))
     }
 
     private static func hex(_ byte: UInt8) -> UInt8? {

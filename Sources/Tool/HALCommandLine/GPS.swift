@@ -121,7 +121,8 @@ struct GPSCommand: ParsableCommand {
             let rejected = statistics.rejected.map { "\($0.value) \($0.key)" }.sorted().joined(separator: ", ")
             printError("wrote \(track.fixes.count) fixes from \(statistics.epochs) epochs to \(out)"
                 + (skipped > 0 ? "; \(skipped) epochs left out (no time, or going back in time)" : "")
-                + (rejected.isEmpty ? "" : "; rejected: \(rejected)"))
+                + (rejected.isEmpty ? "" : "; rejected: \(rejected)")
+                + (statistics.resynchronised > 0 ? "; \(statistics.resynchronised) read after noise before their '$'" : ""))
         }
     }
 

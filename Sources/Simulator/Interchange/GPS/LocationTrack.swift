@@ -84,6 +84,9 @@ public struct LocationTrack: Sendable {
     /// Decodes an NMEA log into fixes, placed on an ``NMEA/EpochTimeline``: by UTC time, or by
     /// time of day when the log has no date. Returns the decoder's statistics, and how many
     /// epochs were left out (no time at all, or going back in time).
+    ///
+    /// Fixes from before the receiver knew the date (time of day only) are kept, and once a later epoch gives the
+    /// date, they are given UTC times too: the time of day on the days the timeline places them (`docs/gps.md`).
     public static func importNMEA(_ text: String, channel: String = "gps") -> (LocationTrack, NMEADecoder.Statistics, skipped: Int) {
         var decoder = NMEADecoder()
         var timeline = EpochTimeline()
@@ -92,6 +95,13 @@ public struct LocationTrack: Sendable {
             if let epoch = decoder.decode(line: line), let fix = timeline.fix(for: epoch) { fixes.append(fix) }
         }
         if let epoch = decoder.finish(), let fix = timeline.fix(for: epoch) { fixes.append(fix) }
+        // The timeline is UTC minus a fixed offset once the date is known, and was continuous before it.
+        if let dated = fixes.first(where: { $0.utcNanoseconds != nil }), let utc = dated.utcNanoseconds {
+            let offset = utc - dated.timestamp.nanoseconds
+            for index in fixes.indices where fixes[index].utcNanoseconds == nil && fixes[index].timestamp < dated.timestamp {
+                fixes[index].utcNanoseconds = offset + fixes[index].timestamp.nanoseconds
+            }
+        }
         return (LocationTrack(channel: channel, fixes: fixes), decoder.statistics, timeline.skipped)
     }
 

@@ -38,7 +38,9 @@ def write(name, header, make, count=12):
         out.write(f"# Name: {name}\n# Description: {header}\n# Written by make-logs.py; gpsd's report is {name}.chk\n")
         for second in range(count):
             for body in make(second):
-                out.write(sentence(body) + "\r\n")
+                # A body that is a tuple is (noise before, sentence body): the line a receiver's noise makes.
+                noise, body = body if isinstance(body, tuple) else ("", body)
+                out.write(noise + sentence(body) + "\r\n")
 
 # A marine unit's integrated navigation: every sentence from the IN talker.
 write("marine-in.log", "integrated navigation ($IN) RMC, GGA, VTG and ZDA",
@@ -80,3 +82,36 @@ write("spread-epoch.log", "one fix over GGA, GSA, RMC, VTG and a GLL whose time 
           f"GPGLL,{la},{ns},{lo},{ew},{'' if s % 2 else t},A,A",
           f"GPRMC,{t},A,{la},{ns},{lo},{ew},2.7,45.0,{DATE},,,A",
           "GPVTG,45.0,T,,M,2.7,N,5.0,K,A"])(*epoch(s)))
+
+# Noise before the start: a doubled `$`, stray bytes, and a sentence cut off by the next one on the same line. Each
+# sentence is read from its last `$`.
+def noisy(second, t, la, ns, lo, ew):
+    gga = f"GPGGA,{t},{la},{ns},{lo},{ew},1,08,1.0,{20.0 + second * 0.1:.1f},M,-16.9,M,,"
+    rmc = f"GPRMC,{t},A,{la},{ns},{lo},{ew},2.7,45.0,{DATE},,,A"
+    noise = ["$", "\x00\x7f#!", "$GPGGA,1000", "~~", "$$"][second % 5]
+    return [(noise, gga), (noise if second % 2 else "", rmc)]
+
+write("resync.log", "a doubled $, stray bytes and a cut-off sentence before the start of sentences",
+      lambda s: noisy(s, *epoch(s)))
+
+# A receiver that has a fix before it knows the date: RMC's date field is empty for three epochs, then all zeros
+# for two (as some receivers send it), then set.
+write("no-date-yet.log", "fixes before the date is known: RMC's date empty for three epochs, 000000 for two, then set",
+      lambda s: (lambda t, la, ns, lo, ew: [
+          f"GPGGA,{t},{la},{ns},{lo},{ew},1,06,1.4,{31.0 + s * 0.1:.1f},M,-16.9,M,,",
+          f"GPRMC,{t},A,{la},{ns},{lo},{ew},2.7,45.0,{'' if s < 3 else '000000' if s < 5 else DATE},,,A"])(*epoch(s)))
+
+# RMC alone before the date is known: the only sentence with the position has no date (empty, then zeros).
+write("rmc-no-date-yet.log", "RMC alone; its date empty for three epochs, 000000 for two, then set",
+      lambda s: (lambda t, la, ns, lo, ew: [
+          f"GPRMC,{t},A,{la},{ns},{lo},{ew},2.7,45.0,{'' if s < 3 else '000000' if s < 5 else DATE},,,A"])(*epoch(s)))
+
+# The rest of what a receiver sends about its fix: GBS (expected errors), GRS (range residuals), DTM (datum), each
+# epoch, beside GGA and RMC.
+write("gbs-grs-dtm.log", "GGA and RMC with GBS, GRS and DTM each epoch",
+      lambda s: (lambda t, la, ns, lo, ew: [
+          "GPDTM,W84,,0.0,N,0.0,E,0.0,W84",
+          f"GPGGA,{t},{la},{ns},{lo},{ew},1,09,0.9,{18.0 + s * 0.1:.1f},M,-16.9,M,,",
+          f"GPGBS,{t},1.6,1.4,3.2,,,,",
+          f"GPGRS,{t},1,0.2,-0.4,0.1,0.3,-0.2,0.1,,,,,,",
+          f"GPRMC,{t},A,{la},{ns},{lo},{ew},2.7,45.0,{DATE},,,A"])(*epoch(s)))
