@@ -277,7 +277,7 @@ targets += [
         dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "Exploration", "TraceFormat", "Replay", "PlantedBug", "TestSupport"]),
     .testTarget(
         name: "HALCommandTests",
-        dependencies: ["hal", "HAL", "LibC", "TraceFormat", "TraceMCAP", "Replay", "Synthesis", "Interchange", "Plotting", "TestSupport"],
+        dependencies: ["hal", "HAL", "LibC", "TraceFormat", "TraceMCAP", "MCAP", "Replay", "Synthesis", "Interchange", "Plotting", "TestSupport"],
         exclude: ["Fixtures"]),
 ]
 

@@ -1,5 +1,6 @@
 import TraceMCAP
 import LibC
+import MCAP
 import Foundation
 import HAL
 import Interchange
@@ -326,6 +327,37 @@ private func hal(_ arguments: String...) throws -> Run {
         let convert = try hal("convert", "--quiet", folder + "/rec.mcap", folder + "/rec.jsonl")
         #expect(convert.status == 0 && convert.errors.contains("\(counts.reduce(0, +)) records on 2 channels"), "\(convert.errors)")
         #expect(try Trace.load(path: folder + "/rec.jsonl") == { var t = trace; t.path = folder + "/rec.jsonl"; return t }())
+    }
+
+    /// `hal info` lists an MCAP trace's attachments, and still reads the trace: a HAL trace copied record by record
+    /// with a calibration attached.
+    @Test func infoListsAnMCAPTracesAttachments() throws {
+        let folder = try makeScratchFolder()
+        #expect(try hal("convert", "--quiet", "traces/lobby-lookaround.jsonl", folder + "/lobby.mcap").status == 0)
+        let reader = try MCAPReader(path: folder + "/lobby.mcap")
+        var options = MCAPWriter.Options()
+        options.profile = try reader.header().profile
+        let writer = try MCAPWriter(path: folder + "/attached.mcap", options: options)
+        try reader.scan { record in
+            switch record {
+            case .schema(let schema): _ = try writer.addSchema(name: schema.name, encoding: schema.encoding, data: schema.data)
+            case .channel(let channel):
+                _ = try writer.addChannel(topic: channel.topic, messageEncoding: channel.messageEncoding, schemaID: channel.schemaID, metadata: channel.metadata)
+            case .metadata(let metadata): try writer.addMetadata(metadata)
+            case .message(let message, _): try writer.add(message)
+            default: break
+            }
+        }
+        try writer.addAttachment(MCAPAttachment(logTime: 5, createTime: 6, name: "imu-calibration.yaml", mediaType: "application/yaml", data: Array("bias: [0, 0, 0]\n".utf8)))
+        try writer.finish()
+        let info = try hal("info", folder + "/attached.mcap")
+        #expect(info.status == 0, "\(info.errors)")
+        #expect(info.output.contains("attachments:\n  imu-calibration.yaml application/yaml         16 bytes  log time 5 ns"), "\(info.output)")
+        let plain = try hal("info", folder + "/lobby.mcap")
+        #expect(plain.status == 0 && !plain.output.contains("attachments:"))
+        // The same trace either way: the lines before the attachments differ only in the file's name.
+        let lines = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("trace:") && !$0.hasPrefix("  imu") && $0 != "attachments:" } }
+        #expect(lines(info.output) == lines(plain.output) && info.output.contains("records:  4211"), "\(info.output)")
     }
 
     /// `hal replay --offset` prints the same lines from a trace and from its MCAP conversion.

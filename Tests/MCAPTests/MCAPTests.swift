@@ -91,6 +91,7 @@ import Testing
             case .channel(let channel): declared.append("channel \(channel.topic)")
             case .message(let message, let channel): scanned.append((message, channel))
             case .metadata(let metadata): declared.append("metadata \(metadata.name) \(metadata.values["count"] ?? "")")
+            default: break
             }
         }
         #expect(declared == ["header python mcap", "schema Counter", "channel /counter", "channel /raw", "metadata origin 500"])

@@ -3,14 +3,19 @@ import SystemPackage
 /// Reads an MCAP file, from a path (with positioned reads, so that an indexed read touches only the chunks it needs)
 /// or from memory.
 ///
-/// - ``scan(_:)`` reads every record in file order and checks everything it reads: the magic, each record's length,
-///   each chunk's compression and CRC, the data section's CRC, that every message's channel and every channel's
-///   schema was declared. Each record is handed over before the next is read, so when a bad record stops the scan,
+/// - ``scan(repeats:_:)`` reads every record of the file in order, from the Header through the data section, Data End,
+///   the summary section and the Footer, and checks everything it reads: the magic at both ends, each record's
+///   length, each chunk's compression and CRC, each attachment's CRC, the data section's and the summary's CRCs,
+///   that every message's channel and every channel's schema was declared, and that a schema or channel declared
+///   again is the same. Each record is handed over before the next is read, so when a bad record stops the scan,
 ///   the records before it have been kept.
 /// - ``summary()`` reads the footer and the summary section (checking its CRC): schemas, channels, statistics and
-///   the chunk and metadata indexes.
-/// - ``messages(from:to:_:)`` gives the messages in a log-time range in log-time order, reading only the chunks
-///   whose index says they overlap it; without a summary it scans.
+///   the chunk, metadata and attachment indexes; what the summary lacks, it finds by a scan, and says so.
+/// - ``messages(from:to:_:)`` gives the messages in a log-time range in log-time order (file order among equal
+///   times), with their channels and schemas, reading only the chunks whose index says they overlap it; without
+///   chunk indexes it scans, and orders what it found.
+/// - ``attachments(named:mediaType:from:to:)`` and ``metadata()`` read those records, through the summary's
+///   indexes when there are some.
 ///
 /// Errors are ``MCAPError``s that name the file, the byte offset and the record. A reader is used from one task at
 /// a time.
@@ -55,18 +60,39 @@ public final class MCAPReader {
 
     deinit { try? descriptor?.close() }
 
-    /// Something ``scan(_:)`` found, in file order.
+    /// A record ``scan(repeats:_:)`` found, in file order.
     public enum Record: Sendable {
         /// The Header: the profile (such as `ros2`) and the library that wrote the file.
         case header(profile: String, library: String)
-        /// A schema, the first time it is declared.
+        /// A schema: the first time it is declared, or every time with `repeats`.
         case schema(MCAPSchema)
-        /// A channel, the first time it is declared.
+        /// A channel: the first time it is declared, or every time with `repeats`.
         case channel(MCAPChannel)
         /// A message, with its channel.
         case message(MCAPMessage, MCAPChannel)
         /// A Metadata record.
         case metadata(MCAPMetadata)
+        /// An Attachment record, its CRC checked.
+        case attachment(MCAPAttachment)
+        /// A Message Index record (after a chunk).
+        case messageIndex(MCAPMessageIndex)
+        /// Data End, with the data section's CRC-32 as the record gives it (0: none), checked.
+        case dataEnd(dataSectionCRC: UInt32)
+        /// A Statistics record.
+        case statistics(MCAPStatistics)
+        /// A Chunk Index record.
+        case chunkIndex(MCAPChunkIndex)
+        /// An Attachment Index record.
+        case attachmentIndex(MCAPAttachmentIndex)
+        /// A Metadata Index record.
+        case metadataIndex(MCAPMetadataIndex)
+        /// A Summary Offset record.
+        case summaryOffset(MCAPSummaryOffset)
+        /// The Footer, its summary CRC checked; the scan's last record.
+        case footer(MCAPFooter)
+        /// A record of an opcode the specification does not define (a later version's, or a user's: 0x80 and up),
+        /// with its content.
+        case unknown(opcode: UInt8, content: [UInt8])
     }
 
     // MARK: Reading bytes
@@ -160,26 +186,31 @@ public final class MCAPReader {
 
     // MARK: The linear scan
 
-    /// Reads every record in file order, handing each to `visit` before reading the next, up to the Data End
-    /// record (or a Footer, or the end of a file that has neither: an error, after the records before it).
-    public func scan(_ visit: (Record) throws -> Void) throws {
-        try scan(visit, messages: nil)
+    /// Reads every record in file order, handing each to `visit` before reading the next: the Header, the data
+    /// section, Data End, the summary section and the Footer, then checks the closing magic. A file cut short is an
+    /// error after the records before the cut. With `repeats`, a schema or channel declared again (in a later chunk,
+    /// or in the summary) is handed over each time; without, only the first time. Either way, one declared again
+    /// differently is an error.
+    public func scan(repeats: Bool = false, _ visit: (Record) throws -> Void) throws {
+        try scan(repeats: repeats, visit, messages: nil)
     }
 
-    /// ``scan(_:)``, with each message handed to `message` as its fields and its data borrowed from the reader's
-    /// buffer (valid during the call only), instead of as a ``Record/message(_:_:)`` with a copy of its data. This is
-    /// the fast path: no allocation per message.
-    public func scan(_ visit: (Record) throws -> Void, messages: (MCAPMessageView) throws -> Void) throws {
-        try withoutActuallyEscaping(messages) { messages in try scan(visit, messages: Optional(messages)) }
+    /// ``scan(repeats:_:)``, with each message handed to `message` as its fields and its data borrowed from the
+    /// reader's buffer (valid during the call only), instead of as a ``Record/message(_:_:)`` with a copy of its data.
+    /// This is the fast path: no allocation per message.
+    public func scan(repeats: Bool = false, _ visit: (Record) throws -> Void, messages: (MCAPMessageView) throws -> Void) throws {
+        try withoutActuallyEscaping(messages) { messages in try scan(repeats: repeats, visit, messages: Optional(messages)) }
     }
 
-    private func scan(_ visit: (Record) throws -> Void, messages: ((MCAPMessageView) throws -> Void)?) throws {
+    private func scan(repeats: Bool, _ visit: (Record) throws -> Void, messages: ((MCAPMessageView) throws -> Void)?) throws {
         readAhead = true
         defer { readAhead = false }
         try checkMagic()
-        var state = ScanState()
+        var state = ScanState(repeats: repeats, checksCRCs: checksCRCs)
         var offset: UInt64 = 8
         var crc = crc32(mcapMagic)
+        /// The summary section's CRC so far, from the record after Data End on.
+        var summaryCRC: UInt32?
         while true {
             let (opcode, content, next) = try record(at: offset, limit: size)
             let name = MCAPOpcode.name(of: opcode)
@@ -193,8 +224,27 @@ public final class MCAPReader {
                 if checksCRCs && expected != 0 && expected != crc {
                     throw MCAPError(file: path, offset: offset, record: name, "CRC mismatch: the data section's CRC-32 is \(crc), the record says \(expected)")
                 }
-                return
+                try visit(.dataEnd(dataSectionCRC: expected))
+                summaryCRC = 0
+                offset = next
+                continue
             case .footer:
+                let footer = try input.footer()
+                if checksCRCs && footer.summaryCRC != 0 {
+                    // The summary's CRC runs on through the footer's opcode, length and first two fields.
+                    let computed = crc32(window.bytes[(content.lowerBound - 9)..<(content.lowerBound + 16)], continuing: summaryCRC ?? 0)
+                    guard computed == footer.summaryCRC else {
+                        throw MCAPError(file: path, offset: offset, record: name, "CRC mismatch: the summary's CRC-32 is \(computed), the footer says \(footer.summaryCRC)")
+                    }
+                }
+                try visit(.footer(footer))
+                guard next == size - 8 else {
+                    throw MCAPError(file: path, offset: next, record: "file", "the Footer must be followed by MCAP's closing magic bytes and nothing else")
+                }
+                let at = try load(next, 8, record: "file")
+                guard Array(window.bytes[at..<(at + 8)]) == mcapMagic else {
+                    throw MCAPError(file: path, offset: next, record: "file", "the file does not end with MCAP's magic bytes")
+                }
                 return
             case .chunk:
                 let records = try self.chunk(&input, at: offset)
@@ -212,17 +262,29 @@ public final class MCAPReader {
             default:
                 try state.read(opcode, &input, at: offset, visit)
             }
-            if checksCRCs { crc = crc32(window.bytes[(content.lowerBound - 9)..<content.upperBound], continuing: crc) }
+            if checksCRCs {
+                let bytes = window.bytes[(content.lowerBound - 9)..<content.upperBound]
+                if let running = summaryCRC { summaryCRC = crc32(bytes, continuing: running) } else { crc = crc32(bytes, continuing: crc) }
+            }
             offset = next
         }
     }
 
     /// The schemas and channels declared so far in a scan.
     private struct ScanState {
+        /// Whether a schema or channel declared again is handed over again.
+        let repeats: Bool
+        /// Whether attachments' CRCs are checked.
+        let checksCRCs: Bool
         var schemas: [UInt16: MCAPSchema] = [:]
         private(set) var channels: [UInt16: MCAPChannel] = [:]
         /// A bit per channel id: whether it is declared, for the fast path's check.
         private var declared = [UInt64](repeating: 0, count: 1024)
+
+        init(repeats: Bool, checksCRCs: Bool) {
+            self.repeats = repeats
+            self.checksCRCs = checksCRCs
+        }
 
         /// The message whose content is `content` in `raw`, checked: its fields, and that its channel is declared.
         /// `chunk` is the record's place in its chunk's records, with `offset` the chunk's.
@@ -255,6 +317,7 @@ public final class MCAPReader {
                 guard schema.id != 0 else { throw fail("schema id 0 is reserved for \"no schema\"") }
                 if let known = schemas[schema.id] {
                     guard known == schema else { throw fail("schema \(schema.id) is declared twice, differently") }
+                    if repeats { try visit(.schema(schema)) }
                     return
                 }
                 schemas[schema.id] = schema
@@ -266,6 +329,7 @@ public final class MCAPReader {
                 }
                 if let known = channels[channel.id] {
                     guard known == channel else { throw fail("channel \(channel.id) is declared twice, differently") }
+                    if repeats { try visit(.channel(channel)) }
                     return
                 }
                 channels[channel.id] = channel
@@ -279,8 +343,24 @@ public final class MCAPReader {
                 try visit(.message(message, channel))
             case .metadata:
                 try visit(.metadata(try input.metadata()))
-            default:
-                break  // indexes, attachments and opcodes of later versions or of users: nothing to hand over
+            case .attachment:
+                try visit(.attachment(try input.attachment(checkCRC: checksCRCs)))
+            case .messageIndex:
+                try visit(.messageIndex(try input.messageIndex()))
+            case .statistics:
+                try visit(.statistics(try input.statistics()))
+            case .chunkIndex:
+                try visit(.chunkIndex(try input.chunkIndex()))
+            case .attachmentIndex:
+                try visit(.attachmentIndex(try input.attachmentIndex()))
+            case .metadataIndex:
+                try visit(.metadataIndex(try input.metadataIndex()))
+            case .summaryOffset:
+                try visit(.summaryOffset(try input.summaryOffset()))
+            case .footer, .chunk, .dataEnd:
+                break  // the scan reads these itself; in a chunk's records they are refused by the scan's caller
+            case nil:
+                try visit(.unknown(opcode: opcode, content: Array(input.bytes[input.position..<input.end])))
             }
         }
     }
@@ -423,14 +503,46 @@ public final class MCAPReader {
             case .statistics: summary.statistics = try input.statistics()
             case .chunkIndex: summary.chunkIndexes.append(try input.chunkIndex())
             case .metadataIndex: summary.metadataIndexes.append(try input.metadataIndex())
+            case .attachmentIndex: summary.attachmentIndexes.append(try input.attachmentIndex())
+            case .summaryOffset: summary.summaryOffsets.append(try input.summaryOffset())
             default: break
             }
             offset = next
         }
-        for channel in summary.channels.values where channel.schemaID != 0 && summary.schemas[channel.schemaID] == nil {
-            throw MCAPError(file: path, offset: summaryStart, record: "Channel", "channel \(channel.id) (\(channel.topic)) names schema \(channel.schemaID), which the summary does not declare")
+        // The specification asks the summary for schemas only where its channels need them, and for channels only
+        // where chunk indexes do: a writer may leave either out. What is missing is found in the data section.
+        let lacksSchemas = summary.channels.values.contains { $0.schemaID != 0 && summary.schemas[$0.schemaID] == nil }
+        let lacksChannels = !summary.chunkIndexes.isEmpty && summary.chunkIndexes.contains { index in
+            index.messageIndexOffsets.keys.contains { summary.channels[$0] == nil }
+        }
+        if lacksSchemas || lacksChannels || (summary.channels.isEmpty && !summary.chunkIndexes.isEmpty) {
+            try complete(&summary)
         }
         return summary
+    }
+
+    /// Adds to `summary` the schemas and channels a scan of the data section declares that it lacks.
+    private func complete(_ summary: inout MCAPSummary) throws(MCAPError) {
+        var schemas: [UInt16: MCAPSchema] = [:], channels: [UInt16: MCAPChannel] = [:]
+        do {
+            try scan({ record in
+                switch record {
+                case .schema(let schema): schemas[schema.id] = schema
+                case .channel(let channel): channels[channel.id] = channel
+                default: break
+                }
+            }, messages: { _ in })
+        } catch let error as MCAPError {
+            throw error
+        } catch {
+            throw MCAPError(file: path, offset: 0, record: "file", "\(error)")
+        }
+        summary.schemas.merge(schemas) { own, _ in own }
+        summary.channels.merge(channels) { own, _ in own }
+        summary.completedByScan = true
+        for channel in summary.channels.values where channel.schemaID != 0 && summary.schemas[channel.schemaID] == nil {
+            throw MCAPError(file: path, offset: 0, record: "Channel", "channel \(channel.id) (\(channel.topic)) names schema \(channel.schemaID), which neither the summary nor the data section declares")
+        }
     }
 
     // MARK: Indexed reading
@@ -438,26 +550,44 @@ public final class MCAPReader {
     /// The messages logged from `start` through `end` (nanoseconds), with their channels.
     ///
     /// With a summary that indexes chunks, only the chunks whose time range overlaps the request are read, each
-    /// checked as ``scan(_:)`` checks it, and the messages come in log-time order (file order among equal times);
-    /// ``bytesRead`` shows how much of the file was read. Without one, the file is scanned and the messages come in
-    /// file order.
+    /// checked as ``scan(repeats:_:)`` checks it; ``bytesRead`` shows how much of the file was read. Without one, the
+    /// file is scanned. Either way the messages come in log-time order, file order among equal times, as the
+    /// format's reference readers give them.
     public func messages(from start: UInt64 = 0, to end: UInt64 = .max, _ visit: (MCAPMessage, MCAPChannel) throws -> Void) throws {
+        try messages(from: start, to: end) { message, channel, _ in try visit(message, channel) }
+    }
+
+    /// ``messages(from:to:_:)``, with each message's schema (`nil` for a schemaless channel).
+    public func messages(from start: UInt64 = 0, to end: UInt64 = .max, _ visit: (MCAPMessage, MCAPChannel, MCAPSchema?) throws -> Void) throws {
         guard let summary = try summary(), !summary.chunkIndexes.isEmpty else {
+            var schemas: [UInt16: MCAPSchema] = [:]
+            var found: [(MCAPMessage, MCAPChannel)] = []
             try scan { record in
-                if case .message(let message, let channel) = record, message.logTime >= start, message.logTime <= end { try visit(message, channel) }
+                switch record {
+                case .schema(let schema): schemas[schema.id] = schema
+                case .message(let message, let channel) where message.logTime >= start && message.logTime <= end: found.append((message, channel))
+                default: break
+                }
             }
+            let order = zip(found, found.dropFirst()).allSatisfy { $0.0.logTime <= $1.0.logTime }
+                ? Array(found.indices) : found.indices.sorted { (found[$0].0.logTime, $0) < (found[$1].0.logTime, $1) }
+            for index in order { try visit(found[index].0, found[index].1, schemas[found[index].1.schemaID]) }
             return
         }
-        let chunks = summary.chunkIndexes.filter { $0.messageEndTime >= start && $0.messageStartTime <= end }
+        func hand(_ message: MCAPMessage, _ channel: MCAPChannel) throws { try visit(message, channel, summary.schemas[channel.schemaID]) }
+        let byTime = summary.chunkIndexes.filter { $0.messageEndTime >= start && $0.messageStartTime <= end }
             .sorted { ($0.messageStartTime, $0.chunkStartOffset) < ($1.messageStartTime, $1.chunkStartOffset) }
-        let overlapping = zip(chunks, chunks.dropFirst()).contains { $0.messageEndTime > $1.messageStartTime }
+        let overlapping = zip(byTime, byTime.dropFirst()).contains { $0.messageEndTime > $1.messageStartTime }
+        // Overlapping chunks are read in file order and their messages held, so that the stable sort keeps file order
+        // among equal times, as the reference readers do.
+        let chunks = overlapping ? byTime.sorted { $0.chunkStartOffset < $1.chunkStartOffset } : byTime
         var held: [(MCAPMessage, MCAPChannel)] = []
         /// Hands over `messages` in log-time order (stable), or holds them when chunks overlap.
         func deliver(_ messages: [(MCAPMessage, MCAPChannel)]) throws {
             if overlapping { held += messages; return }
             let ordered = zip(messages, messages.dropFirst()).allSatisfy { $0.0.logTime <= $1.0.logTime }
                 ? Array(messages.indices) : messages.indices.sorted { (messages[$0].0.logTime, $0) < (messages[$1].0.logTime, $1) }
-            for index in ordered { try visit(messages[index].0, messages[index].1) }
+            for index in ordered { try hand(messages[index].0, messages[index].1) }
         }
         for index in chunks {
             var found: [(MCAPMessage, MCAPChannel)] = []
@@ -480,7 +610,7 @@ public final class MCAPReader {
         if overlapping {
             // Stable: equal times keep their file order.
             let order = held.indices.sorted { (held[$0].0.logTime, $0) < (held[$1].0.logTime, $1) }
-            for index in order { try visit(held[index].0, held[index].1) }
+            for index in order { try hand(held[index].0, held[index].1) }
         }
     }
 
@@ -500,6 +630,32 @@ public final class MCAPReader {
         }
         var found: [MCAPMetadata] = []
         try scan { if case .metadata(let metadata) = $0 { found.append(metadata) } }
+        return found
+    }
+
+    /// The file's attachments, in file order, each with its CRC checked: those named `name` and of `mediaType` when
+    /// given, logged from `start` through `end`. Through the summary's attachment index when there is one (only the
+    /// attachments asked for are read), else by a scan.
+    public func attachments(named name: String? = nil, mediaType: String? = nil, from start: UInt64 = 0, to end: UInt64 = .max) throws -> [MCAPAttachment] {
+        func wanted(_ itemName: String, _ itemType: String, _ logTime: UInt64) -> Bool {
+            (name == nil || itemName == name) && (mediaType == nil || itemType == mediaType) && logTime >= start && logTime <= end
+        }
+        if let summary = try summary(), !summary.attachmentIndexes.isEmpty {
+            var found: [MCAPAttachment] = []
+            for index in summary.attachmentIndexes.sorted(by: { $0.offset < $1.offset }) where wanted(index.name, index.mediaType, index.logTime) {
+                let (opcode, content, _) = try record(at: index.offset, limit: size)
+                guard opcode == MCAPOpcode.attachment.rawValue else {
+                    throw MCAPError(file: path, offset: index.offset, record: MCAPOpcode.name(of: opcode), "the attachment index points here, but this is not an Attachment record")
+                }
+                var input = decoder(content, record: "Attachment")
+                found.append(try input.attachment(checkCRC: checksCRCs))
+            }
+            return found
+        }
+        var found: [MCAPAttachment] = []
+        try scan {
+            if case .attachment(let attachment) = $0, wanted(attachment.name, attachment.mediaType, attachment.logTime) { found.append(attachment) }
+        }
         return found
     }
 }

@@ -222,6 +222,84 @@ public struct MCAPMetadataIndex: Sendable, Hashable {
     public var name: String
 }
 
+/// A file attached to a recording: a calibration, a map, a video. Attachments sit in the data section, outside
+/// chunks; each carries a CRC-32 of its fields.
+public struct MCAPAttachment: Sendable, Hashable {
+    /// When the attachment belongs in the recording, nanoseconds.
+    public var logTime: UInt64
+    /// When it was made, nanoseconds.
+    public var createTime: UInt64
+    /// Its name, such as a file name.
+    public var name: String
+    /// Its media type, such as `text/plain` or `application/octet-stream`.
+    public var mediaType: String
+    /// Its bytes.
+    public var data: [UInt8]
+
+    /// An attachment.
+    public init(logTime: UInt64, createTime: UInt64, name: String, mediaType: String, data: [UInt8]) {
+        self.logTime = logTime
+        self.createTime = createTime
+        self.name = name
+        self.mediaType = mediaType
+        self.data = data
+    }
+}
+
+/// Where an Attachment record is and what it holds, as the summary's Attachment Index records give it.
+public struct MCAPAttachmentIndex: Sendable, Hashable {
+    /// The file offset of the Attachment record.
+    public var offset: UInt64
+    /// Its length, opcode and length included.
+    public var length: UInt64
+    /// The attachment's log time.
+    public var logTime: UInt64
+    /// The attachment's creation time.
+    public var createTime: UInt64
+    /// The size of its data.
+    public var dataSize: UInt64
+    /// Its name.
+    public var name: String
+    /// Its media type.
+    public var mediaType: String
+}
+
+/// Where each message of one channel is in a chunk's records: a Message Index record, after its chunk.
+public struct MCAPMessageIndex: Sendable, Hashable {
+    /// The channel.
+    public var channelID: UInt16
+    /// Each message's log time and offset in the chunk's uncompressed records.
+    public var entries: [Entry]
+
+    /// One message's place.
+    public struct Entry: Sendable, Hashable {
+        /// Its log time.
+        public var logTime: UInt64
+        /// Its offset in the chunk's uncompressed records.
+        public var offset: UInt64
+    }
+}
+
+/// Where a group of summary records of one opcode is: a Summary Offset record.
+public struct MCAPSummaryOffset: Sendable, Hashable {
+    /// The opcode of the group's records.
+    public var groupOpcode: UInt8
+    /// The file offset of the group's first record.
+    public var groupStart: UInt64
+    /// The group's length in bytes.
+    public var groupLength: UInt64
+}
+
+/// The Footer record: where the summary and its offsets start, and the summary's CRC-32.
+public struct MCAPFooter: Sendable, Hashable {
+    /// The file offset of the summary section, or 0 when the file has none.
+    public var summaryStart: UInt64
+    /// The file offset of the summary offset section, or 0 when the file has none.
+    public var summaryOffsetStart: UInt64
+    /// The CRC-32 of the summary section and the footer's fields before it, or 0 when not given.
+    public var summaryCRC: UInt32
+}
+
 /// What the summary section holds: the file's schemas and channels, its statistics and where its chunks are.
 public struct MCAPSummary: Sendable, Hashable {
     /// Schemas by id.
@@ -234,6 +312,13 @@ public struct MCAPSummary: Sendable, Hashable {
     public var chunkIndexes: [MCAPChunkIndex] = []
     /// The Metadata records.
     public var metadataIndexes: [MCAPMetadataIndex] = []
+    /// The Attachment records.
+    public var attachmentIndexes: [MCAPAttachmentIndex] = []
+    /// Where each group of summary records is.
+    public var summaryOffsets: [MCAPSummaryOffset] = []
+    /// Whether the data section was scanned for what the summary lacks: the schema of a channel it declares, or
+    /// the channels of the chunks it indexes. The specification lets a writer leave them out of the summary.
+    public var completedByScan = false
 
     /// An empty summary.
     public init() {}
@@ -298,6 +383,31 @@ extension MCAPEncoder {
             out.u64(index.offset)
             out.u64(index.length)
             out.string(index.name)
+        }
+    }
+
+    mutating func attachment(_ attachment: MCAPAttachment) {
+        record(.attachment) { out in
+            let start = out.bytes.count
+            out.u64(attachment.logTime)
+            out.u64(attachment.createTime)
+            out.string(attachment.name)
+            out.string(attachment.mediaType)
+            out.u64(UInt64(attachment.data.count))
+            out.bytes.append(contentsOf: attachment.data)
+            out.u32(crc32(out.bytes[start...]))
+        }
+    }
+
+    mutating func attachmentIndex(_ index: MCAPAttachmentIndex) {
+        record(.attachmentIndex) { out in
+            out.u64(index.offset)
+            out.u64(index.length)
+            out.u64(index.logTime)
+            out.u64(index.createTime)
+            out.u64(index.dataSize)
+            out.string(index.name)
+            out.string(index.mediaType)
         }
     }
 
@@ -373,5 +483,47 @@ extension MCAPDecoder {
             messageIndexOffsets: try idMap("message_index_offsets"), messageIndexLength: try u64("message_index_length"),
             compression: try string("compression"), compressedSize: try u64("compressed_size"),
             uncompressedSize: try u64("uncompressed_size"))
+    }
+
+    /// An Attachment record, its CRC checked (when `checkCRC` and the record gives one).
+    mutating func attachment(checkCRC: Bool) throws(MCAPError) -> MCAPAttachment {
+        let start = position
+        let logTime = try u64("log_time")
+        let createTime = try u64("create_time")
+        let name = try string("name")
+        let mediaType = try string("media_type")
+        let data = try prefixedBytes("data", prefix: 8)
+        let end = position
+        let expected = try u32("crc")
+        if checkCRC && expected != 0 {
+            let crc = crc32(bytes[start..<end])
+            guard crc == expected else { throw error("CRC mismatch: the attachment's CRC-32 is \(crc), the record says \(expected)") }
+        }
+        return MCAPAttachment(logTime: logTime, createTime: createTime, name: name, mediaType: mediaType, data: Array(bytes[data]))
+    }
+
+    mutating func attachmentIndex() throws(MCAPError) -> MCAPAttachmentIndex {
+        MCAPAttachmentIndex(
+            offset: try u64("offset"), length: try u64("length"), logTime: try u64("log_time"), createTime: try u64("create_time"),
+            dataSize: try u64("data_size"), name: try string("name"), mediaType: try string("media_type"))
+    }
+
+    mutating func messageIndex() throws(MCAPError) -> MCAPMessageIndex {
+        let channelID = try u16("channel_id")
+        let length = try u32("records")
+        var entries: [MCAPMessageIndex.Entry] = []
+        guard length % 16 == 0 else { throw error("records: \(length) bytes is not a whole number of 16-byte entries") }
+        for _ in 0..<(length / 16) {
+            entries.append(MCAPMessageIndex.Entry(logTime: try u64("log_time"), offset: try u64("offset")))
+        }
+        return MCAPMessageIndex(channelID: channelID, entries: entries)
+    }
+
+    mutating func summaryOffset() throws(MCAPError) -> MCAPSummaryOffset {
+        MCAPSummaryOffset(groupOpcode: try u8("group_opcode"), groupStart: try u64("group_start"), groupLength: try u64("group_length"))
+    }
+
+    mutating func footer() throws(MCAPError) -> MCAPFooter {
+        MCAPFooter(summaryStart: try u64("summary_start"), summaryOffsetStart: try u64("summary_offset_start"), summaryCRC: try u32("summary_crc"))
     }
 }

@@ -1,7 +1,7 @@
 import SystemPackage
 
 /// Writes an MCAP file: the header, schemas, channels and metadata, messages in compressed chunks each followed by
-/// its message indexes, then the summary (schemas, channels, statistics, chunk and metadata indexes), the summary
+/// its message indexes, then the summary (schemas, channels, statistics, chunk, metadata and attachment indexes), the summary
 /// offsets and the footer, with the CRCs the specification defines (each chunk's records, the data section, the
 /// summary).
 ///
@@ -51,6 +51,7 @@ public final class MCAPWriter {
     private var statistics = MCAPStatistics()
     private var chunkIndexes: [MCAPChunkIndex] = []
     private var metadataIndexes: [MCAPMetadataIndex] = []
+    private var attachmentIndexes: [MCAPAttachmentIndex] = []
 
     private var chunk = MCAPEncoder()
     private var chunkStart: UInt64 = .max
@@ -134,6 +135,18 @@ public final class MCAPWriter {
         try flushIfLarge()
     }
 
+    /// Adds an attachment to the data section (outside chunks), with its CRC-32, and indexes it in the summary.
+    public func addAttachment(_ attachment: MCAPAttachment) throws(MCAPError) {
+        try checkOpen("Attachment")
+        let offset = position
+        pending.attachment(attachment)
+        attachmentIndexes.append(MCAPAttachmentIndex(
+            offset: offset, length: position - offset, logTime: attachment.logTime, createTime: attachment.createTime,
+            dataSize: UInt64(attachment.data.count), name: attachment.name, mediaType: attachment.mediaType))
+        statistics.attachmentCount += 1
+        try flushIfLarge()
+    }
+
     /// Adds a message to the open chunk, closing the chunk when it is full.
     public func add(_ message: MCAPMessage) throws(MCAPError) {
         try checkOpen("Message")
@@ -191,6 +204,7 @@ public final class MCAPWriter {
         group(.statistics) { $0.statistics(statistics) }
         group(.chunkIndex) { out in for index in chunkIndexes { out.chunkIndex(index) } }
         group(.metadataIndex) { out in for index in metadataIndexes { out.metadataIndex(index) } }
+        group(.attachmentIndex) { out in for index in attachmentIndexes { out.attachmentIndex(index) } }
         let summaryOffsetStart = summaryStart + UInt64(summary.bytes.count)
         for (opcode, start, length) in offsets {
             summary.record(.summaryOffset) { out in

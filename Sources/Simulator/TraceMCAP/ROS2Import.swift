@@ -142,8 +142,8 @@ public struct ROS2Import: Sendable {
                     throw TraceError(.invalidValue, file: path, line: 0, field: failure.field,
                         "\(channel.topic) (\(topic.type)), message \(topic.messages) (log time \(message.logTime)): \(failure.reason)")
                 }
-            case .metadata:
-                break
+            default:
+                break  // metadata, attachments, indexes and the summary: nothing a trace keeps
             }
         }
 

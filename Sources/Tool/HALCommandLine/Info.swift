@@ -1,5 +1,6 @@
 import ArgumentParser
 import HAL
+import MCAP
 import TraceFormat
 
 /// `hal info TRACE`: channels, duration, counts and rates.
@@ -29,7 +30,20 @@ struct Info: ParsableCommand {
             out.line(line)
         }
         if let truncation = trace.truncation { out.line("warning:  \(truncation)") }
+        try listAttachments(&out)
         out.flush()
+    }
+
+    /// An MCAP file's attachments (a calibration, a map): name, media type, size and log time, each CRC checked.
+    private func listAttachments(_ out: inout StandardOutput) throws {
+        guard let reader = try? MCAPReader(path: trace), (try? reader.header()) != nil else { return }
+        let attachments = try reader.attachments()
+        guard !attachments.isEmpty else { return }
+        out.line("attachments:")
+        let width = max(10, attachments.map(\.name.count).max() ?? 0)
+        for attachment in attachments {
+            out.line("  \(pad(attachment.name, width)) \(pad(attachment.mediaType, 24)) \(attachment.data.count) bytes  log time \(attachment.logTime) ns")
+        }
     }
 }
 
