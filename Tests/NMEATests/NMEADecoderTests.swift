@@ -93,7 +93,7 @@ import Testing
         #expect(decoder.statistics.rejected.isEmpty)
         #expect(decoder.statistics.decoded == ["DTM": 1, "GGA": 2, "GBS": 2, "GRS": 1, "GST": 1])
         #expect(fixes.count == 2)
-        #expect(fixes[0].datum == "W84" && fixes[0].sentences == ["DTM", "GGA", "GBS", "GRS"])
+        #expect(fixes[0].datum?.code == "W84" && fixes[0].sentences == ["DTM", "GGA", "GBS", "GRS"])
         #expect(fixes[0].sigmaLatitude == 1.6 && fixes[0].sigmaLongitude == 1.4 && fixes[0].sigmaAltitude == 3.2)
         // GST's σ stands where both came.
         #expect(fixes[1].sigmaLatitude == 1.5 && fixes[1].sigmaLongitude == 2.0 && fixes[1].sigmaAltitude == 3.0)

@@ -146,7 +146,7 @@ public struct ExplorationReport: Sendable {
             item.seconds = result.seconds
             item.status = result.error != nil ? .error : result.failed ? .failed : .passed
             if result.failed {
-                var details = "seed \(result.variant.seed) (run seed \(result.variant.runSeed)), plan: \(result.variant.planJSON)\nrun again: \(result.variant.command(tool: tool))"
+                var details = result.variant.details(tool: tool)
                 if let (minimal, files) = shrunk[result.variant.name] {
                     details += "\nshrunk in \(minimal.runs) runs to \(files.scenario), \(files.faults), \(files.trace)"
                     details += "\nbefore: \(minimal.before)\nafter: \(minimal.after)\nreproduce: \(tool) test \(files.scenario)"

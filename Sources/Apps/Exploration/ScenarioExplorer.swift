@@ -120,6 +120,11 @@ public struct Variant: Sendable, Hashable, Codable {
         return (try? encoder.encode(plan)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
+    /// What reports say of a failing variant: its seed, its plan, and the command that runs it again.
+    public func details(tool: String = "hal") -> String {
+        "seed \(seed) (run seed \(runSeed)), plan: \(planJSON)\nrun again: \(command(tool: tool))"
+    }
+
     /// The command that runs this variant again.
     public func command(tool: String = "hal") -> String {
         "\(tool) test \(scenario) --explore \(index + 1) --seed \(runSeed) --variant \(index)"

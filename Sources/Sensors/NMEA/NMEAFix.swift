@@ -27,7 +27,7 @@ public struct NMEAFix: Sendable, Hashable {
     /// Position dilution of precision.
     public var pdop: Double?
     /// The local datum DTM named (`W84` is WGS 84), when the epoch had a DTM.
-    public var datum: String?
+    public var datum: NMEADatum?
     /// GST's 1σ errors in latitude, longitude and altitude, metres (GBS's expected errors where there is no GST).
     public var sigmaLatitude: Double?
     /// GST's 1σ longitude error, metres.
@@ -68,4 +68,28 @@ public struct NMEAFix: Sendable, Hashable {
             verticalAccuracy: mode == .threeDimensional ? verticalAccuracy : nil, speed: speed, course: course,
             satellites: satellitesUsed)
     }
+}
+
+/// A DTM sentence's local datum code, such as `W84` (WGS 84), `W72`, `S85`, `P90` or `999` (user-defined), kept in a
+/// word rather than a `String`, so that copying a fix counts no references for it.
+public struct NMEADatum: Sendable, Hashable, CustomStringConvertible {
+    /// Up to eight ASCII bytes, the first in the lowest byte.
+    let packed: UInt64
+    let count: Int
+
+    init?(_ bytes: some Collection<UInt8>) {
+        guard bytes.count <= 8 else { return nil }
+        var packed: UInt64 = 0
+        for byte in bytes.reversed() { packed = packed << 8 | UInt64(byte) }
+        self.packed = packed
+        count = bytes.count
+    }
+
+    /// The code, such as `W84`.
+    public var code: String {
+        String(decoding: (0..<count).map { UInt8(truncatingIfNeeded: packed >> (8 * UInt64($0))) }, as: UTF8.self)
+    }
+
+    /// The code.
+    public var description: String { code }
 }

@@ -17,10 +17,10 @@ struct Update {
     var noFix = false
     var mode: FixMode?
     var sigmas: (latitude: Double, longitude: Double, altitude: Double?)?
-    /// GBS's expected errors, taken where no GST gave σ.
-    var expectedErrors: (latitude: Double, longitude: Double, altitude: Double?)?
+    /// Whether ``sigmas`` are GBS's expected errors, taken only where no GST gave σ.
+    var sigmasFromGBS = false
     /// DTM's local datum code, such as `W84`.
-    var datum: String?
+    var datum: NMEADatum?
 
     static let knot = 1852.0 / 3600
 
@@ -118,14 +118,16 @@ struct Update {
     private mutating func gbs(_ s: FramedSentence) -> Bool {
         guard parseTime(s, 0) else { return false }
         if let latitude = s.field(1).flatMap(s.double), let longitude = s.field(2).flatMap(s.double) {
-            expectedErrors = (latitude, longitude, s.field(3).flatMap(s.double))
+            sigmas = (latitude, longitude, s.field(3).flatMap(s.double))
+            sigmasFromGBS = true
         }
         return true
     }
 
     private mutating func dtm(_ s: FramedSentence) -> Bool {
         guard let range = s.field(0) else { return true }
-        datum = String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)
+        guard let code = NMEADatum(s.bytes[range]) else { return false }
+        datum = code
         return true
     }
 
@@ -145,15 +147,10 @@ struct Update {
         if let pdop { fix.pdop = pdop }
         if let mode { fix.reportedMode = mode }
         if noFix { fix.noFixReported = true }
-        if let sigmas {
+        if let sigmas, !sigmasFromGBS || !fix.sentenceTypes.contains(.gst) {
             fix.sigmaLatitude = sigmas.latitude
             fix.sigmaLongitude = sigmas.longitude
             fix.sigmaAltitude = sigmas.altitude
-        }
-        if let expectedErrors, !fix.sentenceTypes.contains(.gst) {
-            fix.sigmaLatitude = expectedErrors.latitude
-            fix.sigmaLongitude = expectedErrors.longitude
-            fix.sigmaAltitude = expectedErrors.altitude
         }
         if let datum { fix.datum = datum }
     }

@@ -72,29 +72,19 @@ struct FramedSentence {
         guard star > first, bytes[star] == UInt8(ascii: "*"), let high = hex(bytes[star + 1]), let low = hex(bytes[star + 2]) else {
             return .failure(.noChecksum)
         }
-        var start = first
-        var resynchronised = (0..<first).contains { bytes[$0] > 32 }
+        let start = first
         fields.removeAll(keepingCapacity: true)
         var checksum: UInt8 = 0
         var fieldStart = start + 1
         var addressEnd: Int?
-        var badCharacter = false
         var index = start + 1
         while index < star {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "$") {
-                // A later start: what came before was noise or a sentence cut off. Begin again from here.
-                start = index
-                resynchronised = true
-                fields.removeAll(keepingCapacity: true)
-                checksum = 0
-                fieldStart = index + 1
-                addressEnd = nil
-                badCharacter = false
-                index += 1
-                continue
+            // One test on the common path: a printable byte other than `$`.
+            if byte &- 0x20 >= 0x5F || byte == UInt8(ascii: "$") {
+                // A later `$`, or a byte NMEA does not allow: read again from the last `$` (rare, off the fast path).
+                return resynchronise(bytes, first: first, star: star, fields: &fields)
             }
-            if byte < 0x20 || byte >= 0x7F { badCharacter = true }
             checksum ^= byte
             if byte == UInt8(ascii: ",") {
                 if addressEnd == nil { addressEnd = index } else { fields.append(fieldStart..<index) }
@@ -102,7 +92,6 @@ struct FramedSentence {
             }
             index += 1
         }
-        guard !badCharacter else { return .failure(.badCharacters) }
         if addressEnd == nil { addressEnd = star } else { fields.append(fieldStart..<star) }
         let address = (start + 1)..<addressEnd!
         guard checksum == high << 4 | low else { return .failure(.badChecksum) }
@@ -113,7 +102,32 @@ struct FramedSentence {
         guard address.count == 5 || (address.count >= 2 && bytes[address.lowerBound] == UInt8(ascii: "P")) else {
             return .failure(.badAddress)
         }
-        return .success(FramedSentence(bytes: bytes, address: address, fields: fields, resynchronised: resynchronised))
+        return .success(FramedSentence(bytes: bytes, address: address, fields: fields, resynchronised: (0..<first).contains { bytes[$0] > 32 }))
+    }
+
+    /// Frames a line whose bytes after its first `$` hold another `$` or a byte NMEA does not allow: from the last `$`
+    /// before the checksum, when there is one after `first`, and counted as resynchronised; else refused.
+    private static func resynchronise(
+        _ bytes: UnsafeBufferPointer<UInt8>, first: Int, star: Int, fields: inout [Range<Int>]
+    ) -> Result<FramedSentence, NMEASentence.Rejection> {
+        var last = star - 1
+        while last > first, bytes[last] != UInt8(ascii: "$") { last -= 1 }
+        guard last > first else { return .failure(.badCharacters) }
+        // The bytes from the last `$` on hold no other `$`, so this reads them in one pass.
+        let tail = UnsafeBufferPointer(rebasing: bytes[last...])
+        return frame(tail, fields: &fields).map { sentence in
+            var sentence = sentence
+            sentence.shift(by: last, in: bytes)
+            sentence.resynchronised = true
+            return sentence
+        }
+    }
+
+    /// The sentence as framed in `bytes`, whose slice from `offset` it was framed in.
+    private mutating func shift(by offset: Int, in bytes: UnsafeBufferPointer<UInt8>) {
+        self = FramedSentence(
+            bytes: bytes, address: (address.lowerBound + offset)..<(address.upperBound + offset),
+            fields: fields.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }, resynchronised: true)
     }
 
     private static func hex(_ byte: UInt8) -> UInt8? {

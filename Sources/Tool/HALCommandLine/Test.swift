@@ -181,7 +181,7 @@ extension ScenarioResult {
         status = result.error != nil ? .error : result.failed ? .failed : .passed
         seconds = result.seconds
         failures = (result.error.map { [$0] } ?? result.failures)
-            + (result.failed ? ["seed \(result.variant.seed), plan: \(result.variant.planJSON)\nrun again: \(result.variant.command(tool: HALCommandLine.toolName))"] : [])
+            + (result.failed ? [result.variant.details(tool: HALCommandLine.toolName)] : [])
     }
 }
 
