@@ -2,6 +2,7 @@ import Foundation
 import AppCore
 import HAL
 import Replay
+import TraceFormat
 public import ScenarioSuite
 public import Session
 
@@ -77,24 +78,16 @@ public struct Exploration: Sendable {
         var results: [Int: VariantResult] = [:]
         var progress = SuiteProgress(total: work.count)
         let seed = options.seed
-        await withTaskGroup(of: (Int, VariantResult).self) { group in
-            var next = 0
-            func startNext() {
-                guard next < work.count, !Task.isCancelled else { return }
-                let position = next, (explorer, index) = work[position]
-                next += 1
-                let runner = explorers[explorer]
-                group.addTask { (position, await runner.run(runner.variant(index, seed: seed))) }
-            }
-            for _ in 0..<options.jobs { startNext() }
-            while let (position, result) = await group.next() {
-                results[position] = result
-                var counted = ScenarioResult(path: result.variant.name)
-                counted.status = result.failed ? .failed : .passed
-                progress.add(counted, elapsed: started.duration(to: clock.now).seconds)
-                onResult(result, progress)
-                startNext()
-            }
+        let jobs = work, runners = explorers
+        await forEachConcurrently(work.count, jobs: options.jobs, { position in
+            let runner = runners[jobs[position].0]
+            return await runner.run(runner.variant(jobs[position].1, seed: seed))
+        }) { position, result in
+            results[position] = result
+            var counted = ScenarioResult(path: result.variant.name)
+            counted.status = result.failed ? .failed : .passed
+            progress.add(counted, elapsed: started.duration(to: clock.now).seconds)
+            onResult(result, progress)
         }
         let finished = work.indices.compactMap { results[$0] }
         return ExplorationReport(
@@ -133,6 +126,26 @@ public struct ExplorationReport: Sendable {
     /// The shrinker of a variant's scenario.
     public func shrinker(of variant: Variant) -> Shrinker? {
         explorers.first { $0.scenario.path == variant.scenario }.map { Shrinker(explorer: $0) }
+    }
+
+    /// Shrinks every failing variant, `jobs` at a time, and writes each minimal case beside its scenario as
+    /// ``Variant/minimalName``; the outcomes come in the order of ``failures``.
+    public func shrinkFailures(jobs: Int) async -> [(failure: VariantResult, outcome: Result<(ShrunkCase, ShrunkCase.Files), any Error>)] {
+        let failures = self.failures
+        let shrinkers = failures.map { shrinker(of: $0.variant) }
+        var outcomes: [Int: Result<(ShrunkCase, ShrunkCase.Files), any Error>] = [:]
+        await forEachConcurrently(failures.count, jobs: jobs, { index in
+            let variant = failures[index].variant
+            do {
+                // Every failing variant comes from an explorer of the report; none is a scenario that could not be read.
+                guard let shrinker = shrinkers[index] else { throw ShrinkError("\(variant.name): its scenario could not be read again") }
+                let minimal = try await shrinker.shrink(variant)
+                return .success((minimal, try minimal.write(into: TracePath.folder(ofTraceAt: variant.scenario), name: variant.minimalName)))
+            } catch {
+                return .failure(error)
+            }
+        }) { index, outcome in outcomes[index] = outcome }
+        return failures.indices.map { (failures[$0], outcomes[$0]!) }
     }
 
     /// The report as a suite's, for JUnit and JSON: one test case per variant, named `PATH#variant-N`, whose failure

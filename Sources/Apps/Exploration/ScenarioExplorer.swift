@@ -1,5 +1,6 @@
 public import AppCore
 import Foundation
+import ScenarioSuite
 import Synthesis
 import HAL
 public import Replay
@@ -112,6 +113,12 @@ public struct Variant: Sendable, Hashable, Codable {
 
     /// `PATH#variant-INDEX`: how reports name it.
     public var name: String { "\(scenario)#variant-\(index)" }
+
+    /// The name a shrunk case of this variant is written under, beside its scenario: `NAME.min-SEED-K` for
+    /// `NAME.run.json`.
+    public var minimalName: String {
+        ScenarioResult.stem(of: URL(fileURLWithPath: scenario).lastPathComponent) + ".min-\(runSeed)-\(index)"
+    }
 
     /// The fault plan as one line of JSON, keys sorted.
     public var planJSON: String {

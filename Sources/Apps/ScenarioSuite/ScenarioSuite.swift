@@ -56,22 +56,11 @@ public struct ScenarioSuite: Sendable {
         let started = clock.now
         var results: [Int: ScenarioResult] = [:]
         var progress = SuiteProgress(total: scenarios.count)
-        await withTaskGroup(of: (Int, ScenarioResult?).self) { group in
-            var next = 0
-            func startNext() {
-                guard next < scenarios.count, !Task.isCancelled else { return }
-                let index = next, path = scenarios[index]
-                next += 1
-                group.addTask { (index, await self.runOne(path)) }
-            }
-            for _ in 0..<options.jobs { startNext() }
-            while let (index, finished) = await group.next() {
-                guard let result = finished else { continue }
-                results[index] = result
-                progress.add(result, elapsed: started.duration(to: clock.now).seconds)
-                onResult(result, progress)
-                startNext()
-            }
+        await forEachConcurrently(scenarios.count, jobs: options.jobs, { index in await self.runOne(self.scenarios[index]) }) { index, finished in
+            guard let result = finished else { return }
+            results[index] = result
+            progress.add(result, elapsed: started.duration(to: clock.now).seconds)
+            onResult(result, progress)
         }
         let finished = scenarios.indices.compactMap { results[$0] }
         return SuiteReport(
@@ -190,7 +179,12 @@ public struct ScenarioResult: Sendable, Codable, Hashable {
 
     /// The golden log of a scenario file: `NAME.events.log` beside `NAME.run.json`.
     public static func goldenPath(of path: String) -> String {
-        (path.hasSuffix(".run.json") ? String(path.dropLast(".run.json".count)) : path) + ".events.log"
+        stem(of: path) + ".events.log"
+    }
+
+    /// A scenario file's path without its `.run.json`: what the files that go with it are named from.
+    public static func stem(of path: String) -> String {
+        path.hasSuffix(".run.json") ? String(path.dropLast(".run.json".count)) : path
     }
 }
 

@@ -4,7 +4,6 @@ import Foundation
 import HAL
 import Exploration
 import Session
-import TraceFormat
 import ScenarioSuite
 
 /// `hal test [PATH…]`: runs every scenario under the paths, side by side or as one shard of a CI matrix.
@@ -119,36 +118,8 @@ extension TestCommand {
         }
         var shrunk: [String: (ShrunkCase, ShrunkCase.Files)] = [:]
         if shrink {
-            // Each failure shrinks on its own, `jobs` at a time; they are reported in the run's order.
-            let failures = report.failures
-            var outcomes: [Int: Result<(ShrunkCase, ShrunkCase.Files), any Error>] = [:]
-            await withTaskGroup(of: (Int, Result<(ShrunkCase, ShrunkCase.Files), any Error>).self) { group in
-                var next = 0
-                func startNext() {
-                    // A failure whose scenario has no explorer (none: every variant comes from one) is passed over.
-                    while next < failures.count, report.shrinker(of: failures[next].variant) == nil { next += 1 }
-                    guard next < failures.count, let shrinker = report.shrinker(of: failures[next].variant) else { return }
-                    let index = next, variant = failures[index].variant
-                    next += 1
-                    group.addTask {
-                        do {
-                            let minimal = try await shrinker.shrink(variant)
-                            let base = URL(fileURLWithPath: variant.scenario).lastPathComponent
-                            let name = (base.hasSuffix(".run.json") ? String(base.dropLast(".run.json".count)) : base) + ".min-\(variant.runSeed)-\(variant.index)"
-                            return (index, .success((minimal, try minimal.write(into: TracePath.folder(ofTraceAt: variant.scenario), name: name))))
-                        } catch {
-                            return (index, .failure(error))
-                        }
-                    }
-                }
-                for _ in 0..<jobs { startNext() }
-                while let (index, outcome) = await group.next() {
-                    outcomes[index] = outcome
-                    startNext()
-                }
-            }
-            for (index, failure) in failures.enumerated() {
-                switch outcomes[index] {
+            for (failure, outcome) in await report.shrinkFailures(jobs: jobs) {
+                switch outcome {
                 case .success(let (minimal, files)):
                     shrunk[failure.variant.name] = (minimal, files)
                     printLine("""
@@ -160,8 +131,6 @@ extension TestCommand {
                         """)
                 case .failure(let error):
                     printLine("could not shrink \(failure.variant.name): \(error)")
-                case nil:
-                    printLine("could not shrink \(failure.variant.name): its scenario could not be read again")
                 }
             }
         }
