@@ -188,7 +188,7 @@ import Testing
         bytes += [0x89, 0x4D, 0x43, 0x41, 0x50, 0x30, 0x0D, 0x0A]
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: TraceError.self) { try Trace.load(path: path) }
-        #expect(error?.message.hasPrefix("an MCAP file, but neither a HAL trace (profile 'hal') nor a ROS 2 recording") == true, "\(String(describing: error))")
+        #expect(error?.message.hasPrefix("an MCAP file, but neither a HAL trace (profile 'hal'), a ROS 2 recording") == true, "\(String(describing: error))")
     }
 
     struct Unexpected: Error {}

@@ -18,8 +18,9 @@ enum MCAPFiles {
         do { return try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
     }
 
-    /// The trace an MCAP file holds: a HAL trace (``MCAPTraceFile``), or a ROS 2 recording's sensor topics
-    /// (``ROS2Import``). With `offset`, a HAL trace's records from `offset` after its first, read through its index.
+    /// The trace an MCAP file holds: a HAL trace (``MCAPTraceFile``), a ROS 2 recording's sensor topics
+    /// (``ROS2Import``) or a recording in Foxglove's schemas (``FoxgloveImport``). With `offset`, a HAL trace's
+    /// records from `offset` after its first, read through its index.
     ///
     /// With the trace come, for a HAL trace, the file names its frames had in JSON Lines, by record index.
     static func load(path: String, from offset: Duration? = nil, progress: (Double) -> Void = { _ in }) throws(TraceError) -> (Trace, framePaths: [Int: String]) {
@@ -28,11 +29,15 @@ enum MCAPFiles {
             let file = try MCAPTraceFile.load(path: path, from: offset, progress: progress)
             return (file.trace, file.framePaths)
         }
-        guard ROS2Import.isROS2(reader) else {
+        var trace: Trace
+        if ROS2Import.isROS2(reader) {
+            trace = try ROS2Import.load(path: path).trace
+        } else if FoxgloveImport.isFoxglove(reader) {
+            trace = try FoxgloveImport.load(path: path).trace
+        } else {
             throw TraceError(.badHeader, file: path, line: 0,
-                "an MCAP file, but neither a HAL trace (profile 'hal') nor a ROS 2 recording (profile 'ros2', or cdr channels)")
+                "an MCAP file, but neither a HAL trace (profile 'hal'), a ROS 2 recording (profile 'ros2', or cdr channels) nor a recording in Foxglove's schemas (foxglove.* in protobuf or json)")
         }
-        var trace = try ROS2Import.load(path: path).trace
         if let offset { trace.dropRecords(before: offset) }
         return (trace, [:])
     }

@@ -2,8 +2,8 @@ public import MCAP
 public import TraceFormat
 
 /// MCAP as a ``TraceFormat/TraceContainer``: a file that starts with MCAP's magic bytes is read as a HAL trace
-/// (``MCAPTraceFile``) or a ROS 2 recording (``ROS2Import``), and a file named `*.mcap` is written by an
-/// ``MCAPTraceWriter``. Register it once, before traces are opened: `TraceContainers.register(MCAPTraceContainer())`.
+/// (``MCAPTraceFile``), a ROS 2 recording (``ROS2Import``) or a Foxglove recording (``FoxgloveImport``), and a file
+/// named `*.mcap` is written by an ``MCAPTraceWriter``. Register it once, before traces are opened: `TraceContainers.register(MCAPTraceContainer())`.
 public struct MCAPTraceContainer: TraceContainer {
     /// How new files' chunks are compressed.
     public var compression: MCAPCompression
@@ -25,7 +25,7 @@ public struct MCAPTraceContainer: TraceContainer {
     /// The header of the HAL trace the file holds.
     public func header(path: String) throws(TraceError) -> TraceHeader { try MCAPTraceFile.header(path: path) }
 
-    /// The trace the file holds: a HAL trace, or a ROS 2 recording's sensor topics.
+    /// The trace the file holds: a HAL trace, or a ROS 2 or Foxglove recording's sensor topics.
     public func load(path: String, from offset: Duration?, progress: (Double) -> Void) throws(TraceError) -> (trace: Trace, framePaths: [Int: String]) {
         let (trace, framePaths) = try MCAPFiles.load(path: path, from: offset, progress: progress)
         return (trace, framePaths)

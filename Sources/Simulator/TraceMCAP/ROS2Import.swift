@@ -19,19 +19,7 @@ public import MCAP
 /// that does not decode stops the import with the records before it kept and the error in ``Trace/truncation``.
 public struct ROS2Import: Sendable {
     /// A topic that has no HAL kind (or an image encoding the HAL has no format for), and so was left out.
-    public struct SkippedTopic: Sendable, Hashable, CustomStringConvertible {
-        /// The topic.
-        public var topic: String
-        /// Its message type, such as `tf2_msgs/msg/TFMessage`.
-        public var type: String
-        /// Its messages in the recording (up to the point the import stopped).
-        public var messages: Int
-        /// Why it was skipped.
-        public var reason: String
-
-        /// `TOPIC (TYPE): N messages, REASON`.
-        public var description: String { "\(topic) (\(type)): \(messages) message\(messages == 1 ? "" : "s"), \(reason)" }
-    }
+    public typealias SkippedTopic = TraceMCAP.SkippedTopic
 
     /// The recording as a trace.
     public var trace: Trace
@@ -67,136 +55,34 @@ public struct ROS2Import: Sendable {
     }
 
     private static func load(_ reader: MCAPReader) -> ROS2Import {
-        let path = reader.path
-        var importer = Importer(path: path)
-        do {
-            try reader.scan { record in try importer.add(record) }
-            // The messages are all read; a file cut or damaged after them (in its summary or footer) is still said.
-            _ = try reader.summary()
-        } catch let error as MCAPError {
-            importer.truncation = TraceError(.badContainer, file: path, line: 0, "byte \(error.offset): \(error.record) record: \(error.reason)")
-        } catch let error as TraceError {
-            importer.truncation = error
-        } catch {
-            importer.truncation = TraceError(.io, file: path, line: 0, "\(error)")
-        }
-        return importer.result()
+        let (trace, skipped) = RecordingImporter.load(reader, decoder: CDRDecoder())
+        return ROS2Import(trace: trace, skipped: skipped)
     }
 
-    /// The state of one import: the trace's channels as they are found, and each topic's handling.
-    private struct Importer {
-        let path: String
-        var channels: [TraceChannel] = []
-        var records: [TraceRecord] = []
-        var metadata: [String: String] = [:]
-        var truncation: TraceError?
-        /// Per MCAP channel id: how its messages are handled.
-        var topics: [UInt16: Topic] = [:]
-        var skipped: [SkippedTopic] = []
-        var skippedIndex: [UInt16: Int] = [:]
-        var lastTimes: [Int64] = []
-
-        struct Topic {
-            var type: String
-            var channels: [String: Int] = [:]
-            var frameSequence: UInt64 = 0
-            var messages = 0
-        }
-
-        init(path: String) {
-            self.path = path
-            metadata["source"] = path
-        }
-
-        mutating func add(_ record: MCAPReader.Record) throws {
-            switch record {
-            case .header(let profile, let library):
-                metadata["mcap.profile"] = profile
-                metadata["mcap.library"] = library
-            case .channel(let channel):
-                let type = channel.schemaID == 0 ? "" : schemaNames[channel.schemaID] ?? ""
-                if channel.messageEncoding != "cdr" {
-                    skip(channel, type: type, reason: "its message encoding is '\(channel.messageEncoding)', not cdr")
-                } else if !Self.handled.contains(type) {
-                    skip(channel, type: type, reason: "no HAL kind for this type")
-                } else {
-                    topics[channel.id] = Topic(type: type)
-                }
-            case .schema(let schema):
-                schemaNames[schema.id] = schema.name
-            case .message(let message, let channel):
-                if let index = skippedIndex[channel.id] {
-                    skipped[index].messages += 1
-                    return
-                }
-                guard var topic = topics[channel.id] else { return }
-                topic.messages += 1
-                do {
-                    try decode(message, channel, &topic)
-                    topics[channel.id] = topic
-                } catch let unsupported as Unsupported {
-                    skip(channel, type: topic.type, reason: unsupported.reason)
-                    skipped[skipped.count - 1].messages = 1
-                    topics[channel.id] = nil
-                } catch let failure as CDRReader.Failure {
-                    throw TraceError(.invalidValue, file: path, line: 0, field: failure.field,
-                        "\(channel.topic) (\(topic.type)), message \(topic.messages) (log time \(message.logTime)): \(failure.reason)")
-                }
-            default:
-                break  // metadata, attachments, indexes and the summary: nothing a trace keeps
-            }
-        }
-
-        var schemaNames: [UInt16: String] = [:]
-
-        /// A topic whose messages the HAL cannot take, found at a message: it is skipped from there on.
-        struct Unsupported: Error {
-            let reason: String
-        }
-
-        /// The largest picture side taken, in pixels: the trace format's own (``TraceDecoder/maximumFrameSide``), so
-        /// that an imported frame converts to JSON Lines and reads back.
-        static let largestSide = Int(TraceDecoder.maximumFrameSide)
+    /// The `sensor_msgs` types' CDR messages as readings.
+    private struct CDRDecoder: RecordingDecoder {
+        var format: String { "ros2" }
 
         static let handled: Set<String> = [
             "sensor_msgs/msg/Imu", "sensor_msgs/msg/MagneticField", "sensor_msgs/msg/NavSatFix",
             "sensor_msgs/msg/Image", "sensor_msgs/msg/CompressedImage",
         ]
 
-        mutating func skip(_ channel: MCAPChannel, type: String, reason: String) {
-            skippedIndex[channel.id] = skipped.count
-            skipped.append(SkippedTopic(topic: channel.topic, type: type.isEmpty ? "no schema" : type, messages: 0, reason: reason))
+        func skipReason(_ channel: MCAPChannel, type: String, schema: MCAPSchema?) -> String? {
+            if channel.messageEncoding != "cdr" { return "its message encoding is '\(channel.messageEncoding)', not cdr" }
+            return Self.handled.contains(type) ? nil : "no HAL kind for this type"
         }
 
-        /// The trace channel `suffix` of `topic`, made on first use.
-        mutating func channel(_ topic: inout Topic, _ mcap: MCAPChannel, suffix: String?, kind: DeviceKind, frameID: String, frame: EarthFrame? = nil) -> Int {
-            let key = suffix ?? ""
-            if let index = topic.channels[key] { return index }
-            var id = String(mcap.topic.drop { $0 == "/" }.map { $0 == "/" ? "." : $0 }.map { TraceChannel.isValidID(String($0)) ? $0 : "_" })
-            if let suffix { id += "." + suffix }
-            if id.isEmpty { id = "topic" }
-            id = String(id.prefix(64))
-            var unique = id
-            var number = 2
-            while channels.contains(where: { $0.id == unique }) {
-                unique = String(id.prefix(60)) + "-\(number)"
-                number += 1
+        func decode(_ message: MCAPMessage, _ channel: MCAPChannel, type: String) throws(RecordingImportFailure) -> [ImportedReading] {
+            do {
+                return try read(message, type: type)
+            } catch let failure as CDRReader.Failure {
+                throw .badMessage(field: failure.field, reason: failure.reason)
+            } catch let failure as RecordingImportFailure {
+                throw failure
+            } catch {
+                throw .badMessage(field: "", reason: "\(error)")
             }
-            channels.append(TraceChannel(
-                id: unique, kind: kind, source: "ros2:\(mcap.topic)", name: frameID.isEmpty ? nil : frameID, backend: "ros2", frame: frame))
-            lastTimes.append(.min)
-            topic.channels[key] = channels.count - 1
-            return channels.count - 1
-        }
-
-        mutating func append(_ reading: Reading, channel: Int, topic: String) throws(TraceError) {
-            let time = reading.timestamp.nanoseconds
-            guard time >= lastTimes[channel] else {
-                throw TraceError(.timestampBackwards, file: path, line: 0, field: channels[channel].id,
-                    "\(topic): a message stamped \(time) ns after one stamped \(lastTimes[channel]) ns")
-            }
-            lastTimes[channel] = time
-            records.append(TraceRecord(channel: channel, reading: reading))
         }
 
         /// The message's header: its time (the stamp, or the log time when the stamp is zero) and frame id.
@@ -212,10 +98,10 @@ public struct ROS2Import: Sendable {
             Vector3(x: try input.float64("\(field).x"), y: try input.float64("\(field).y"), z: try input.float64("\(field).z"))
         }
 
-        mutating func decode(_ message: MCAPMessage, _ mcap: MCAPChannel, _ topic: inout Topic) throws {
+        func read(_ message: MCAPMessage, type: String) throws -> [ImportedReading] {
             var input = try CDRReader(message.data)
             let (time, frameID) = try header(&input, logTime: message.logTime)
-            switch topic.type {
+            switch type {
             case "sensor_msgs/msg/Imu":
                 let q = (x: try input.float64("orientation.x"), y: try input.float64("orientation.y"),
                          z: try input.float64("orientation.z"), w: try input.float64("orientation.w"))
@@ -223,20 +109,22 @@ public struct ROS2Import: Sendable {
                 let rate = try vector(&input, "angular_velocity")
                 _ = try input.float64s(9, "angular_velocity_covariance")
                 let acceleration = try vector(&input, "linear_acceleration")
+                var readings: [ImportedReading] = []
                 let norm = (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z).squareRoot()
                 if orientationCovariance[0] != -1, norm > 0, norm.isFinite {
-                    let attitude = channel(&topic, mcap, suffix: "attitude", kind: .attitude, frameID: frameID, frame: .enu)
                     let quaternion = Quaternion(w: q.w / norm, x: q.x / norm, y: q.y / norm, z: q.z / norm)
-                    try append(.attitude(AttitudeSample(timestamp: time, quaternion: quaternion, frame: .enu)), channel: attitude, topic: mcap.topic)
+                    readings.append(ImportedReading(suffix: "attitude", kind: .attitude, frameID: frameID, frame: .enu,
+                        reading: .attitude(AttitudeSample(timestamp: time, quaternion: quaternion, frame: .enu))))
                 }
-                let gyro = channel(&topic, mcap, suffix: "gyro", kind: .gyroscope, frameID: frameID)
-                try append(.motion(MotionSample(timestamp: time, quantity: .angularVelocity, value: rate)), channel: gyro, topic: mcap.topic)
-                let accel = channel(&topic, mcap, suffix: "accel", kind: .accelerometer, frameID: frameID)
-                try append(.motion(MotionSample(timestamp: time, quantity: .acceleration, value: acceleration)), channel: accel, topic: mcap.topic)
+                readings.append(ImportedReading(suffix: "gyro", kind: .gyroscope, frameID: frameID,
+                    reading: .motion(MotionSample(timestamp: time, quantity: .angularVelocity, value: rate))))
+                readings.append(ImportedReading(suffix: "accel", kind: .accelerometer, frameID: frameID,
+                    reading: .motion(MotionSample(timestamp: time, quantity: .acceleration, value: acceleration))))
+                return readings
             case "sensor_msgs/msg/MagneticField":
                 let field = try vector(&input, "magnetic_field") * 1e6
-                let mag = channel(&topic, mcap, suffix: nil, kind: .magnetometer, frameID: frameID)
-                try append(.motion(MotionSample(timestamp: time, quantity: .magneticField, value: field)), channel: mag, topic: mcap.topic)
+                return [ImportedReading(kind: .magnetometer, frameID: frameID,
+                    reading: .motion(MotionSample(timestamp: time, quantity: .magneticField, value: field)))]
             case "sensor_msgs/msg/NavSatFix":
                 let status = try input.int8("status.status")
                 _ = try input.uint16("status.service")
@@ -244,103 +132,49 @@ public struct ROS2Import: Sendable {
                 let altitude = try input.float64("altitude")
                 let covariance = try input.float64s(9, "position_covariance")
                 let covarianceType = try input.uint8("position_covariance_type")
-                let fix: LocationFix
-                if status < 0 || !latitude.isFinite || !longitude.isFinite {
-                    fix = .noFix(at: time, utcNanoseconds: time.nanoseconds)
-                } else {
-                    guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-                        throw CDRReader.Failure(field: "latitude", reason: "(\(latitude), \(longitude)) is not a position on the earth")
-                    }
-                    // A variance that is not a finite number of 0 or more says nothing: no accuracy then.
-                    func deviation(_ variance: Double) -> Double? { variance.isFinite && variance >= 0 ? variance.squareRoot() : nil }
-                    let known = covarianceType != 0
-                    fix = LocationFix(
-                        timestamp: time, utcNanoseconds: time.nanoseconds, mode: altitude.isFinite ? .threeDimensional : .twoDimensional,
-                        coordinate: GeoCoordinate(latitude: latitude, longitude: longitude), altitude: altitude.isFinite ? altitude : nil,
-                        horizontalAccuracy: known ? deviation((covariance[0] + covariance[4]) / 2) : nil,
-                        verticalAccuracy: known && altitude.isFinite ? deviation(covariance[8]) : nil)
-                }
-                let location = channel(&topic, mcap, suffix: nil, kind: .location, frameID: frameID)
-                try append(.location(fix), channel: location, topic: mcap.topic)
+                let fix = try LocationFix.imported(
+                    at: time, latitude: latitude, longitude: longitude, altitude: altitude, lost: status < 0,
+                    covariance: covariance, covarianceType: Int(covarianceType))
+                return [ImportedReading(kind: .location, frameID: frameID, reading: .location(fix))]
             case "sensor_msgs/msg/Image":
                 let height = Int(try input.uint32("height")), width = Int(try input.uint32("width"))
                 let encoding = try input.string("encoding")
                 _ = try input.uint8("is_bigendian")
                 let step = Int(try input.uint32("step"))
                 let data = try input.bytes("data")
-                let formats: [String: PixelFormat] = ["rgb8": .rgb24, "bgr8": .bgr24, "mono8": .grey, "yuv422_yuy2": .yuyv]
-                guard let format = formats[encoding] else {
-                    throw Unsupported(reason: "its image encoding '\(encoding)' has no HAL pixel format (rgb8, bgr8, mono8 and yuv422_yuy2 do)")
-                }
-                let bytesPerPixel = format == .grey ? 1 : format == .yuyv ? 2 : 3
-                guard (1...Self.largestSide).contains(width), (1...Self.largestSide).contains(height) else {
-                    throw CDRReader.Failure(field: "width", reason: "\(width)×\(height) is not a picture size (1 to \(Self.largestSide) a side)")
-                }
-                guard step >= width * bytesPerPixel else {
-                    throw CDRReader.Failure(field: "step", reason: "\(step) bytes a row is short of \(width) pixels of \(bytesPerPixel) bytes")
-                }
-                let frame = Frame(timestamp: time, sequence: topic.frameSequence, width: width, height: height, pixelFormat: format, bytesPerRow: step, storage: .bytes(data))
-                // The rows' bytes (with the product's overflow) are checked as every in-memory frame's are.
-                if let damage = frame.damage { throw CDRReader.Failure(field: "data", reason: damage) }
-                let camera = channel(&topic, mcap, suffix: nil, kind: .camera, frameID: frameID)
-                topic.frameSequence += 1
-                try append(.frame(frame), channel: camera, topic: mcap.topic)
+                let frame = try ImageSize.rawFrame(data, width: width, height: height, step: step, encoding: encoding, at: time)
+                return [ImportedReading(kind: .camera, frameID: frameID, reading: .frame(frame))]
             case "sensor_msgs/msg/CompressedImage":
-                let format = try input.string("format").lowercased()
+                let format = try input.string("format")
                 let data = try input.bytes("data")
-                let pixelFormat: PixelFormat = format.contains("png") ? .png : .mjpeg
-                guard let size = pixelFormat == .png ? ImageSize.png(data) : ImageSize.jpeg(data),
-                      (1...Self.largestSide).contains(size.width), (1...Self.largestSide).contains(size.height) else {
-                    throw CDRReader.Failure(field: "data", reason: "not a \(pixelFormat == .png ? "PNG" : "JPEG") image of a picture's size (format '\(format)')")
-                }
-                let camera = channel(&topic, mcap, suffix: nil, kind: .camera, frameID: frameID)
-                let frame = Frame(timestamp: time, sequence: topic.frameSequence, width: size.width, height: size.height, pixelFormat: pixelFormat, bytesPerRow: 0, storage: .bytes(data))
-                topic.frameSequence += 1
-                try append(.frame(frame), channel: camera, topic: mcap.topic)
+                let frame = try ImageSize.compressedFrame(data, format: format, at: time, field: "data")
+                return [ImportedReading(kind: .camera, frameID: frameID, reading: .frame(frame))]
             default:
-                break
+                return []
             }
-        }
-
-        func result() -> ROS2Import {
-            var metadata = self.metadata
-            if !skipped.isEmpty { metadata["ros2.skipped"] = skipped.map(\.description).joined(separator: "; ") }
-            // In time order across channels (stable, so each channel keeps its own order), as a recording would be.
-            let ordered = records.indices.sorted { (records[$0].timestamp, $0) < (records[$1].timestamp, $1) }.map { records[$0] }
-            var trace = Trace(header: TraceHeader(channels: channels, metadata: metadata), records: ordered, path: path)
-            trace.truncation = truncation
-            return ROS2Import(trace: trace, skipped: skipped)
         }
     }
 }
 
-/// An image's width and height from its own header.
-enum ImageSize {
-    /// From a PNG's IHDR chunk.
-    static func png(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
-        guard bytes.count >= 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
-              bytes[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
-        func u32(_ at: Int) -> Int { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
-        return (u32(16), u32(20))
-    }
-
-    /// From a JPEG's start-of-frame marker.
-    static func jpeg(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
-        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
-        var at = 2
-        while at + 9 < bytes.count {
-            guard bytes[at] == 0xFF else { return nil }
-            let marker = bytes[at + 1]
-            if marker == 0xFF { at += 1; continue }
-            if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { at += 2; continue }
-            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
-                let height = Int(bytes[at + 5]) << 8 | Int(bytes[at + 6])
-                let width = Int(bytes[at + 7]) << 8 | Int(bytes[at + 8])
-                return width > 0 && height > 0 ? (width, height) : nil
-            }
-            at += 2 + length
+extension LocationFix {
+    /// A fix from a recording's position message (ROS 2's `NavSatFix`, Foxglove's `LocationFix`): no fix when `lost`
+    /// or a coordinate is not finite; the accuracies from the diagonal of the ENU covariance when its type (ROS's
+    /// and Foxglove's numbering: 0 unknown) is known.
+    static func imported(
+        at time: Timestamp, latitude: Double, longitude: Double, altitude: Double?, lost: Bool, covariance: [Double], covarianceType: Int
+    ) throws(RecordingImportFailure) -> LocationFix {
+        if lost || !latitude.isFinite || !longitude.isFinite { return .noFix(at: time, utcNanoseconds: time.nanoseconds) }
+        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            throw .badMessage(field: "latitude", reason: "(\(latitude), \(longitude)) is not a position on the earth")
         }
-        return nil
+        let altitude = altitude.flatMap { $0.isFinite ? $0 : nil }
+        // A variance that is not a finite number of 0 or more says nothing: no accuracy then.
+        func deviation(_ variance: Double) -> Double? { variance.isFinite && variance >= 0 ? variance.squareRoot() : nil }
+        let known = covarianceType != 0 && covariance.count == 9
+        return LocationFix(
+            timestamp: time, utcNanoseconds: time.nanoseconds, mode: altitude != nil ? .threeDimensional : .twoDimensional,
+            coordinate: GeoCoordinate(latitude: latitude, longitude: longitude), altitude: altitude,
+            horizontalAccuracy: known ? deviation((covariance[0] + covariance[4]) / 2) : nil,
+            verticalAccuracy: known && altitude != nil ? deviation(covariance[8]) : nil)
     }
 }

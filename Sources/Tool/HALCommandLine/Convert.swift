@@ -17,7 +17,7 @@ struct Convert: ParsableCommand {
             Frames held in memory go into OUT's frames folder (OUT.frames/). docs/interop.md has the mappings.
             """)
 
-    @Argument(help: "The trace to read: .jsonl, or .mcap (a HAL trace or a ROS 2 recording).")
+    @Argument(help: "The trace to read: .jsonl, or .mcap (a HAL trace, or a ROS 2 or Foxglove recording).")
     var input: String
 
     @Argument(help: "The trace to write: .jsonl or .mcap.")
@@ -64,8 +64,8 @@ struct Convert: ParsableCommand {
         })
         progress?.finish()
         printError("\(output): \(trace.records.count) records on \(trace.header.channels.count) channels")
-        if let skipped = trace.header.metadata["ros2.skipped"] {
-            printError("skipped (no HAL kind): \(skipped)")
+        for key in ["ros2.skipped", "foxglove.skipped"] {
+            if let skipped = trace.header.metadata[key] { printError("skipped (no HAL kind): \(skipped)") }
         }
         if let truncation = trace.truncation {
             printError("error: \(truncation)")

@@ -7,7 +7,7 @@ import TraceFormat
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show a trace's channels, duration, record counts and rates.")
 
-    @Argument(help: "The trace file: .jsonl, or .mcap (a HAL trace or a ROS 2 recording).")
+    @Argument(help: "The trace file: .jsonl, or .mcap (a HAL trace, or a ROS 2 or Foxglove recording).")
     var trace: String
 
     func run() throws {

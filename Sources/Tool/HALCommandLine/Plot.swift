@@ -15,7 +15,7 @@ struct Plot: ParsableCommand {
             and pointer presses. Time is seconds from the first plotted record. docs/plots.md shows an example.
             """)
 
-    @Argument(help: "The trace: .jsonl, or .mcap (a HAL trace or a ROS 2 recording).")
+    @Argument(help: "The trace: .jsonl, or .mcap (a HAL trace, or a ROS 2 or Foxglove recording).")
     var trace: String
 
     @Option(name: [.short, .customLong("output")], help: "The SVG file to write.")

@@ -10,7 +10,7 @@ struct ReplayCommand: AsyncParsableCommand {
         abstract: "Replay a trace, printing each record as it is delivered.",
         discussion: "Without a trace, replays the shipped \(defaultTracePath). By default records come as fast as possible; the printed sequence is the same at any pace.")
 
-    @Argument(help: "The trace file: .jsonl, or .mcap (a HAL trace or a ROS 2 recording).")
+    @Argument(help: "The trace file: .jsonl, or .mcap (a HAL trace, or a ROS 2 or Foxglove recording).")
     var trace: String = defaultTracePath
 
     @Option(help: "Replay N times faster than recorded (0.5 is half speed).")
@@ -46,7 +46,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let trace = offset > 0 ? try Trace.load(path: trace, from: .nanoseconds(Int64(offset * 1e9))) : try Trace.load(path: trace)
         if let truncation = trace.truncation { printError("warning: \(truncation)") }
         if jsonl, trace.records.contains(where: { if case .frame(let frame) = $0.reading, case .bytes = frame.storage { true } else { false } }) {
-            // JSON Lines name a frame's file; the frames of an MCAP file (a trace or a ROS 2 recording) are in memory.
+            // JSON Lines name a frame's file; the frames of an MCAP file (a trace or a recording) are in memory.
             throw ValidationError("\(self.trace)'s frames are in memory, not in files: `\(HALCommandLine.toolName) convert` it to JSON Lines first, which saves them beside the trace")
         }
         var options = ReplayOptions(

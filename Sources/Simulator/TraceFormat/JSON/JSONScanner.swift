@@ -70,10 +70,10 @@ package struct JSONScanner {
     /// One member of an object: where its key and value are.
     package struct Field {
         /// The key's bytes, without quotes; raw escapes are kept when `keyHasEscapes`.
-        var key: Range<Int>
-        var keyHasEscapes: Bool
+        package var key: Range<Int>
+        package var keyHasEscapes: Bool
         /// The value's bytes, for a nested scanner.
-        var value: Range<Int>
+        package var value: Range<Int>
     }
 
     /// Reads an object, validating every value, and lists its members.
