@@ -92,7 +92,7 @@ import Testing
         let run = try await runProcess("/usr/bin/env", ["python3", Self.script, "write", folder], timeout: 120)
         try #require(run.status == 0, "\(run.output)")
         let names = run.output.split(separator: "\n").map(String.init)
-        #expect(names.count == 21)
+        #expect(names.count == 23)
         for name in names { try await Self.compare(folder + "/\(name).mcap") }
     }
 

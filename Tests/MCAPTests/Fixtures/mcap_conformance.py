@@ -109,10 +109,79 @@ def variants():
         ("attachments-and-metadata", dict(base), "attachments"),
         ("attachments-and-metadata-no-indexes", dict(base, index_types=IndexType.NONE), "attachments"),
         ("attachments-unchunked", dict(use_chunking=False), "attachments"),
+        ("padded-records", dict(base), "padded"),
+        ("padded-records-unchunked", dict(use_chunking=False), "padded"),
     ]
 
 
+PADDING = b"\x00later fields\xff"
+
+
+def pad_records(data):
+    """The file with bytes after the known fields of every record but Message (whose data runs to the record's end)
+    and Footer (read at a fixed place), as a writer of a later version of the specification may add; offsets,
+    lengths and CRCs moved to match. Records inside chunks are left as they are: PyPI mcap 1.6.0 does not skip
+    padding there."""
+    import struct
+    import zlib
+    magic = data[:8]
+    records, at = [], 8
+    while at < len(data) - 8:
+        opcode, length = data[at], struct.unpack_from("<Q", data, at + 1)[0]
+        records.append((at, opcode, bytearray(data[at + 9:at + 9 + length])))
+        at += 9 + length
+    moved, shift = {}, 0
+    for start, opcode, content in records:
+        moved[start] = start + shift
+        if opcode not in (0x05, 0x02):
+            shift += len(PADDING)
+    moved[at] = at + shift
+    new = lambda offset: moved[offset]
+    out = bytearray(magic)
+    summary_start = None
+    for start, opcode, content in records:
+        if opcode == 0x08:  # Chunk Index: the chunk's place, its message indexes' places
+            chunk_start, chunk_length = struct.unpack_from("<QQ", content, 16)
+            struct.pack_into("<QQ", content, 16, new(chunk_start), new(chunk_start + chunk_length) - new(chunk_start))
+            count = struct.unpack_from("<I", content, 32)[0]
+            first = None
+            for entry in range(36, 36 + count, 10):
+                offset = struct.unpack_from("<Q", content, entry + 2)[0]
+                first = offset if first is None else min(first, offset)
+                struct.pack_into("<Q", content, entry + 2, new(offset))
+            indexes_length = struct.unpack_from("<Q", content, 36 + count)[0]
+            if first is not None:
+                struct.pack_into("<Q", content, 36 + count, new(first + indexes_length) - new(first))
+        elif opcode in (0x0A, 0x0D):  # Attachment Index, Metadata Index
+            offset, length = struct.unpack_from("<QQ", content, 0)
+            struct.pack_into("<QQ", content, 0, new(offset), new(offset + length) - new(offset))
+        elif opcode == 0x0E:  # Summary Offset
+            group_start, group_length = struct.unpack_from("<QQ", content, 1)
+            struct.pack_into("<QQ", content, 1, new(group_start), new(group_start + group_length) - new(group_start))
+        elif opcode == 0x0F and struct.unpack_from("<I", content, 0)[0] != 0:  # Data End: the data section's CRC
+            struct.pack_into("<I", content, 0, zlib.crc32(out))
+        if opcode == 0x02:  # Footer: the summary's places, and its CRC
+            summary, offsets = struct.unpack_from("<QQ", content, 0)
+            summary_start = new(summary) if summary else 0
+            struct.pack_into("<QQ", content, 0, summary_start, new(offsets) if offsets else 0)
+            if struct.unpack_from("<I", content, 16)[0] != 0:
+                footer_start = len(out)
+                head = bytes([opcode]) + struct.pack("<Q", len(content)) + bytes(content[:16])
+                crc = zlib.crc32(bytes(out[summary_start:footer_start]) + head) if summary_start else zlib.crc32(head)
+                struct.pack_into("<I", content, 16, crc)
+        body = bytes(content) + (PADDING if opcode not in (0x05, 0x02) else b"")
+        out += bytes([opcode]) + struct.pack("<Q", len(body)) + body
+    return bytes(out + magic)
+
+
 def write_variant(path, options, content):
+    if content == "padded":
+        write_variant(path, options, "attachments")
+        with open(path, "rb") as stream:
+            data = stream.read()
+        with open(path, "wb") as stream:
+            stream.write(pad_records(data))
+        return
     with open(path, "wb") as stream:
         writer = Writer(stream, **options)
         writer.start(profile="conformance", library="mcap_conformance.py")
