@@ -32,7 +32,7 @@ func recordUnderUmockdev(
         // `hal record` starts recording, then ignores SIGINT's default action and listens for it: a Ctrl-C before that
         // would kill it, and one between the two is lost. So the first waits for the first step, and Ctrl-C is sent
         // again until hal has ended.
-        _ = try await waitUntil { ignoresInterrupt(pid) || !process.isRunning }
+        _ = try await waitUntil { handlesInterrupt(pid) || !process.isRunning }
         _ = try await waitUntil(every: .milliseconds(200)) {
             if process.isRunning { kill(pid, SIGINT) }
             return !process.isRunning
@@ -54,11 +54,15 @@ func recordUnderUmockdev(
     return (process.terminationStatus, text)
 }
 
-/// Whether process `pid` ignores SIGINT (its `SigIgn` mask in `/proc`).
-func ignoresInterrupt(_ pid: Int32) -> Bool {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
-          let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
-    else { return false }
-    return mask & (1 << UInt64(SIGINT - 1)) != 0
+/// Whether process `pid` has taken SIGINT over: ignored (`SigIgn` in `/proc`) or caught (`SigCgt`). `hal record`
+/// ignores its default action, then Dispatch's signal source installs its handler (on Linux it catches the signal),
+/// so either mask can show it.
+func handlesInterrupt(_ pid: Int32) -> Bool {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+    let bit = UInt64(1) << UInt64(SIGINT - 1)
+    return status.split(separator: "\n").contains { line in
+        guard line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:"),
+              let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        return mask & bit != 0
+    }
 }
