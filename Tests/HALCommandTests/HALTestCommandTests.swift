@@ -62,9 +62,11 @@ import TestSupport
 
     /// `--explore`: a speaker slower than the board's 100 ms budget fails every variant; each is reported with its seed
     /// and plan, shrunk to files that fail the same way under `hal test`, and the JUnit report (read by junitparser)
-    /// carries the failure and the command that reproduces the minimal case. A space the board copes with passes.
+    /// carries the failure and the command that reproduces the minimal case; a shrink in another process writes the same
+    /// bytes. A space the board copes with passes.
     @Test func exploreReportsAndShrinksFailingVariants() async throws {
-        let slow = try Self.talkBoard(space: #"{"count": [1, 1], "faults": [{"kind": "latency", "channel": "speaker", "magnitude": [0.2, 0.3]}]}"#)
+        let space = #"{"count": [1, 1], "faults": [{"kind": "latency", "channel": "speaker", "magnitude": [0.2, 0.3]}]}"#
+        let slow = try Self.talkBoard(space: space)
         let run = try await runProcess(
             halExecutable, ["test", slow, "--explore", "3", "--seed", "4", "--shrink", "--junit", slow + "/explore.xml"], timeout: Self.limit)
         #expect(run.status == 1)
@@ -76,6 +78,16 @@ import TestSupport
             #expect(run.output.contains("reproduce: hal test \(minimal)"), "\(run.output)")
             let again = try await runProcess(halExecutable, ["test", minimal], timeout: Self.limit)
             #expect(again.status == 1 && again.output.contains("FAIL every "), "\(again.output)")
+        }
+        // The same variant shrunk again by another process (Swift seeds its hashing per process) writes the same bytes.
+        let other = try Self.talkBoard(space: space)
+        let second = try await runProcess(
+            halExecutable, ["test", other, "--explore", "3", "--seed", "4", "--variant", "1", "--shrink"], timeout: Self.limit)
+        #expect(second.status == 1, "\(second.output)")
+        for suffix in ["run.json", "faults.json", "jsonl"] {
+            let first = try String(contentsOfFile: slow + "/session.min-4-1." + suffix, encoding: .utf8)
+            let again = try String(contentsOfFile: other + "/session.min-4-1." + suffix, encoding: .utf8)
+            #expect(first.replacingOccurrences(of: slow, with: "FOLDER") == again.replacingOccurrences(of: other, with: "FOLDER"), "\(suffix)")
         }
         let cases = try await Self.junitCases(slow + "/explore.xml")
         #expect(cases.map { $0[0] } == (0..<3).map { "\(slow)/session.run.json#variant-\($0)" })
