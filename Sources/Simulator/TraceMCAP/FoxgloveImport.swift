@@ -30,29 +30,14 @@ public struct FoxgloveImport: Sendable {
     /// Whether the MCAP file has a channel in one of Foxglove's schemas (`foxglove.*`) with protobuf or JSON
     /// messages.
     public static func isFoxglove(_ reader: MCAPReader) -> Bool {
-        var schemas: [UInt16: String] = [:]
-        var found = false
-        try? reader.scan { record in
-            switch record {
-            case .schema(let schema): schemas[schema.id] = schema.name
-            case .channel(let channel):
-                if FoxgloveDecoder.encodings.contains(channel.messageEncoding), schemas[channel.schemaID]?.hasPrefix("foxglove.") == true {
-                    found = true
-                    throw Found()
-                }
-            default: break
-            }
+        MCAPFiles.hasChannel(reader) { channel, schema in
+            FoxgloveDecoder.encodings.contains(channel.messageEncoding) && schema.hasPrefix("foxglove.")
         }
-        return found
     }
-
-    private struct Found: Error {}
 
     /// Imports the Foxglove recording at `path`.
     public static func load(path: String) throws(TraceError) -> FoxgloveImport {
-        let reader: MCAPReader
-        do { reader = try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
-        return load(reader)
+        load(try MCAPFiles.open(path))
     }
 
     /// Imports a Foxglove recording from its bytes; `file` names it in errors.

@@ -13,6 +13,28 @@ enum MCAPFiles {
         return count == 8 && magic == mcapMagic
     }
 
+    /// Whether a channel of the file passes `test`, given the channel and its schema's name (empty for none): read
+    /// from the summary when the file has one, else by a scan that stops at the first such channel.
+    static func hasChannel(_ reader: MCAPReader, where test: (MCAPChannel, String) -> Bool) -> Bool {
+        if let summary = try? reader.summary() {
+            return summary.channels.values.contains { test($0, summary.schemas[$0.schemaID]?.name ?? "") }
+        }
+        struct Found: Error {}
+        var schemas: [UInt16: String] = [:]
+        do {
+            try reader.scan { record in
+                switch record {
+                case .schema(let schema): schemas[schema.id] = schema.name
+                case .channel(let channel): if test(channel, schemas[channel.schemaID] ?? "") { throw Found() }
+                default: break
+                }
+            }
+        } catch {
+            return error is Found
+        }
+        return false
+    }
+
     /// A reader of the MCAP file at `path`.
     static func open(_ path: String) throws(TraceError) -> MCAPReader {
         do { return try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }

@@ -28,25 +28,12 @@ public struct ROS2Import: Sendable {
 
     /// Whether the MCAP file at `path` is a ROS 2 recording: its profile is `ros2`, or a channel carries `cdr`.
     public static func isROS2(_ reader: MCAPReader) -> Bool {
-        var ros2 = false
-        try? reader.scan { record in
-            switch record {
-            case .header(let profile, _): if profile == "ros2" { ros2 = true }
-            case .channel(let channel): if channel.messageEncoding == "cdr" { ros2 = true }
-            default: break
-            }
-            if ros2 { throw Found() }
-        }
-        return ros2
+        (try? reader.header().profile) == "ros2" || MCAPFiles.hasChannel(reader) { channel, _ in channel.messageEncoding == "cdr" }
     }
-
-    private struct Found: Error {}
 
     /// Imports the ROS 2 recording at `path`.
     public static func load(path: String) throws(TraceError) -> ROS2Import {
-        let reader: MCAPReader
-        do { reader = try MCAPReader(path: path) } catch { throw TraceError(.io, file: path, line: 0, error.reason) }
-        return load(reader)
+        load(try MCAPFiles.open(path))
     }
 
     /// Imports a ROS 2 recording from its bytes; `file` names it in errors.
