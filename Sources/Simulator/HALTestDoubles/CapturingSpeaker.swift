@@ -230,8 +230,8 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
 
     private func nextEventTime(in state: borrowing State) -> Timestamp? {
         guard let first = state.scheduled.first else { return nil }
-        let capture = state.captures[first.capture]
-        return first.startEmitted ? capture.end : capture.start
+        // One field read in place: the capture is not copied (its item holds strings) on every record's turn.
+        return first.startEmitted ? state.captures[first.capture].end : state.captures[first.capture].start
     }
 
     private func deliver(upTo now: Timestamp, in state: inout State) {

@@ -36,7 +36,7 @@ public struct FaultInjector: Sendable {
         guard let origin = records.map(\.timestamp).min() else { return result }
         for (index, fault) in plan.faults.enumerated() {
             var random = SeededRandom(seed: plan.seed &+ 0x9E37_79B9_7F4A_7C15 &* UInt64(index + 1))
-            result = apply(fault, to: result, origin: origin, random: &random)
+            apply(Scope(fault, header: header, origin: origin), to: &result, random: &random)
         }
         return result
     }
@@ -60,12 +60,28 @@ public struct FaultInjector: Sendable {
         }
     }
 
-    private func applies(_ fault: Fault, to record: Delivery, origin: Timestamp) -> Bool {
-        let channel = header.channels[record.channel]
-        if let wanted = fault.channel, wanted != channel.id { return false }
-        let seconds = origin.duration(to: record.timestamp).seconds
-        if let from = fault.from, seconds < from { return false }
-        if let to = fault.to, seconds >= to { return false }
+    /// A fault with what is worked out once for it: the channels it names, and the trace's first time.
+    private struct Scope {
+        let fault: Fault
+        /// By channel index: whether the fault's `channel` (or its absence) takes the channel in.
+        let channels: [Bool]
+        let origin: Timestamp
+
+        init(_ fault: Fault, header: TraceHeader, origin: Timestamp) {
+            self.fault = fault
+            channels = header.channels.map { channel in fault.channel.map { $0 == channel.id } ?? true }
+            self.origin = origin
+        }
+    }
+
+    private func applies(_ scope: Scope, to record: borrowing Delivery) -> Bool {
+        let fault = scope.fault
+        guard scope.channels[record.channel] else { return false }
+        if fault.from != nil || fault.to != nil {
+            let seconds = scope.origin.duration(to: record.timestamp).seconds
+            if let from = fault.from, seconds < from { return false }
+            if let to = fault.to, seconds >= to { return false }
+        }
         switch fault.kind {
         case .drop, .reorder, .duplicate, .latency, .rate, .disconnect, .jitter: return true
         case .stuck: return kindFaults[record.channel].freeze != nil
@@ -80,14 +96,17 @@ public struct FaultInjector: Sendable {
         }
     }
 
-    private func apply(_ fault: Fault, to records: [Delivery], origin: Timestamp, random: inout SeededRandom) -> [Delivery] {
-        var out: [Delivery] = []
-        out.reserveCapacity(records.count)
+    /// Applies one fault. Faults that keep the records and their order change them where they are; the others make a
+    /// new array. Either way the generator is drawn from in the records' order, as it always was.
+    private func apply(_ scope: Scope, to records: inout [Delivery], random: inout SeededRandom) {
+        let fault = scope.fault
         switch fault.kind {
         case .drop, .disconnect:
+            var out: [Delivery] = []
+            out.reserveCapacity(records.count)
             var remaining = 0
             for record in records {
-                guard applies(fault, to: record, origin: origin) else { out.append(record); continue }
+                guard applies(scope, to: record) else { out.append(record); continue }
                 if fault.kind == .disconnect || fault.probability == nil { continue }
                 if remaining > 0 {
                     remaining -= 1
@@ -99,67 +118,66 @@ public struct FaultInjector: Sendable {
                 }
                 out.append(record)
             }
+            records = out
         case .stuck:
             var frozen: [Int: Reading] = [:]
-            for var record in records {
-                if applies(fault, to: record, origin: origin) {
-                    if let first = frozen[record.channel], let freeze = kindFaults[record.channel].freeze {
-                        record.reading = freeze(record.reading, first)
-                    } else {
-                        frozen[record.channel] = record.reading
-                    }
+            for index in records.indices where applies(scope, to: records[index]) {
+                let channel = records[index].channel
+                if let first = frozen[channel], let freeze = kindFaults[channel].freeze {
+                    records[index].reading = freeze(records[index].reading, first)
+                } else {
+                    frozen[channel] = records[index].reading
                 }
-                out.append(record)
             }
         case .spike:
-            for var record in records {
-                if applies(fault, to: record, origin: origin), random.unit() < (fault.probability ?? 0),
-                    let spike = kindFaults[record.channel].spike
+            for index in records.indices {
+                if applies(scope, to: records[index]), random.unit() < (fault.probability ?? 0),
+                    let spike = kindFaults[records[index].channel].spike
                 {
-                    record.reading = spike(record.reading, fault.magnitude ?? 0) { random.unit() }
+                    records[index].reading = spike(records[index].reading, fault.magnitude ?? 0) { random.unit() }
                 }
-                out.append(record)
             }
         case .bias:
-            for var record in records {
-                if applies(fault, to: record, origin: origin), let bias = kindFaults[record.channel].bias {
-                    record.reading = bias(record.reading, fault.magnitude ?? 0)
+            for index in records.indices {
+                if applies(scope, to: records[index]), let bias = kindFaults[records[index].channel].bias {
+                    records[index].reading = bias(records[index].reading, fault.magnitude ?? 0)
                 }
-                out.append(record)
             }
         case .jitter:
-            for var record in records {
-                if applies(fault, to: record, origin: origin) {
-                    let offset = nanoseconds(random.gaussian() * (fault.magnitude ?? 0))
-                    record.reading.timestamp.nanoseconds = record.reading.timestamp.nanoseconds.shifted(by: offset)
-                }
-                out.append(record)
+            for index in records.indices where applies(scope, to: records[index]) {
+                let offset = nanoseconds(random.gaussian() * (fault.magnitude ?? 0))
+                records[index].reading.timestamp.nanoseconds = records[index].reading.timestamp.nanoseconds.shifted(by: offset)
             }
         case .reorder:
-            out = records
             var index = 0
-            while index + 1 < out.count {
-                if applies(fault, to: out[index], origin: origin), random.unit() < (fault.probability ?? 0) {
-                    out.swapAt(index, index + 1)
+            while index + 1 < records.count {
+                if applies(scope, to: records[index]), random.unit() < (fault.probability ?? 0) {
+                    records.swapAt(index, index + 1)
                     index += 2
                 } else {
                     index += 1
                 }
             }
         case .duplicate:
+            var out: [Delivery] = []
+            out.reserveCapacity(records.count)
             for record in records {
                 out.append(record)
-                if applies(fault, to: record, origin: origin), random.unit() < (fault.probability ?? 0) { out.append(record) }
+                if applies(scope, to: record), random.unit() < (fault.probability ?? 0) { out.append(record) }
             }
+            records = out
         case .latency:
             let delay = nanoseconds(fault.magnitude ?? 0)
-            let keyed = records.enumerated().map { item -> (arrival: Int64, order: Int, delivery: Delivery) in
-                var delivery = item.element
-                if applies(fault, to: delivery, origin: origin) { delivery.lateness = delivery.lateness.shifted(by: delay) }
-                return (delivery.arrival.nanoseconds, item.offset, delivery)
+            for index in records.indices where applies(scope, to: records[index]) {
+                records[index].lateness = records[index].lateness.shifted(by: delay)
             }
-            out = keyed.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }.map(\.delivery)
+            // Arrival order, stable.
+            let arrivals = records.map(\.arrival.nanoseconds)
+            let order = records.indices.sorted { (arrivals[$0], $0) < (arrivals[$1], $1) }
+            records = order.map { records[$0] }
         case .rate:
+            var out: [Delivery] = []
+            out.reserveCapacity(records.count)
             let factor = fault.factor ?? 1
             var counts: [Int: Int] = [:]
             // Each record's next timestamp on its channel, for upsampling.
@@ -170,7 +188,7 @@ public struct FaultInjector: Sendable {
                 upcoming[records[index].channel] = records[index].timestamp
             }
             for (index, record) in records.enumerated() {
-                guard applies(fault, to: record, origin: origin) else { out.append(record); continue }
+                guard applies(scope, to: record) else { out.append(record); continue }
                 let count = counts[record.channel, default: 0]
                 counts[record.channel] = count + 1
                 if factor < 1 {
@@ -189,35 +207,32 @@ public struct FaultInjector: Sendable {
                     out.append(copy)
                 }
             }
+            records = out
         case .lostFix:
-            for var record in records {
-                if applies(fault, to: record, origin: origin), case .location(let fix) = record.reading {
-                    record.reading = .location(.noFix(at: fix.timestamp, utcNanoseconds: fix.utcNanoseconds))
+            for index in records.indices {
+                if applies(scope, to: records[index]), case .location(let fix) = records[index].reading {
+                    records[index].reading = .location(.noFix(at: fix.timestamp, utcNanoseconds: fix.utcNanoseconds))
                 }
-                out.append(record)
             }
         case .jump:
             let bearing = fault.bearing ?? random.unit() * 360
-            for var record in records {
-                if applies(fault, to: record, origin: origin), case .location(var fix) = record.reading, let position = fix.coordinate {
+            for index in records.indices {
+                if applies(scope, to: records[index]), case .location(var fix) = records[index].reading, let position = fix.coordinate {
                     fix.coordinate = position.destination(distance: fault.magnitude ?? 0, bearing: bearing)
-                    record.reading = .location(fix)
+                    records[index].reading = .location(fix)
                 }
-                out.append(record)
             }
         case .corruptFrame:
-            for var record in records {
-                if applies(fault, to: record, origin: origin), random.unit() < (fault.probability ?? 0), case .frame(var frame) = record.reading {
+            for index in records.indices {
+                if applies(scope, to: records[index]), random.unit() < (fault.probability ?? 0), case .frame(var frame) = records[index].reading {
                     switch frame.storage {
                     case .bytes(let bytes): frame.storage = .bytes(Array(bytes.prefix(bytes.count / 3)))
                     case .file: frame.storage = .bytes([0xFF, 0xD8, 0xFF])  // the start of a JPEG, and nothing more
                     }
-                    record.reading = .frame(frame)
+                    records[index].reading = .frame(frame)
                 }
-                out.append(record)
             }
         }
-        return out
     }
 }
 
