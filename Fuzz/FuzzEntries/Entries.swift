@@ -26,8 +26,9 @@ public func fuzzTrace(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 }
 
 /// The MCAP reader (scan, the message-view scan with and without CRCs, summary, indexed reads), and over it the HAL
-/// trace reader (every schema, protobuf and JSON, whole and from an offset) and the ROS 2 import (CDR, every sensor
-/// type).
+/// trace reader (every schema, protobuf and JSON, whole and from an offset), the ROS 2 import (CDR, every sensor
+/// type) and the Foxglove import (Foxglove's schemas in protobuf and JSON; `Fuzz/corpus/mcap/foxglove-sdk.mcap` was
+/// written by PyPI `foxglove-sdk`).
 @_cdecl("hal_fuzz_mcap")
 public func fuzzMCAP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = bytes(data, size)
@@ -43,6 +44,7 @@ public func fuzzMCAP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     trusting.checksCRCs = false
     try? trusting.scan({ _ in }, messages: { _ in })
     _ = ROS2Import.decode(input, file: "fuzz.mcap")
+    _ = FoxgloveImport.decode(input, file: "fuzz.mcap")
     return 0
 }
 

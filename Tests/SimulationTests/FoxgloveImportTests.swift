@@ -110,9 +110,9 @@ import Testing
 
     /// A message that does not decode stops the import there, naming the topic, the message and the field.
     @Test func aBadMessageNamesItsField() throws {
-        func recording(encoding: String, _ messages: [[UInt8]]) throws -> Trace {
+        func recording(encoding: String, schema name: String = "foxglove.LocationFix", _ messages: [[UInt8]]) throws -> Trace {
             let writer = MCAPWriter()
-            let schema = try writer.addSchema(name: "foxglove.LocationFix", encoding: encoding == "json" ? "jsonschema" : "protobuf", data: [])
+            let schema = try writer.addSchema(name: name, encoding: encoding == "json" ? "jsonschema" : "protobuf", data: [])
             let channel = try writer.addChannel(topic: "/fix", messageEncoding: encoding, schemaID: schema)
             for (index, data) in messages.enumerated() {
                 try writer.add(MCAPMessage(channelID: channel, sequence: UInt32(index), logTime: UInt64(index + 1), publishTime: UInt64(index + 1), data: data))
@@ -131,6 +131,16 @@ import Testing
         // Protobuf: latitude (field 1) as a varint, where the schema has a double.
         let protobuf = try recording(encoding: "protobuf", [[0x08, 0x01]])
         #expect(protobuf.truncation?.field == "latitude" && protobuf.truncation?.message.contains("wire type 0") == true, "\(String(describing: protobuf.truncation))")
+        // Whole-number fields take whole numbers a 64-bit integer holds, and a time must fit in nanoseconds: refused,
+        // not trapped on.
+        let huge = try recording(encoding: "json", [Array(#"{"timestamp": {"sec": 1e300, "nsec": 0}, "latitude": 1, "longitude": 2}"#.utf8)])
+        #expect(huge.truncation?.field == "timestamp.sec" && huge.truncation?.message.hasSuffix("is not a whole number") == true, "\(String(describing: huge.truncation))")
+        let late = try recording(encoding: "json", [Array(#"{"timestamp": {"sec": 9000000000000000000, "nsec": 0}, "latitude": 1, "longitude": 2}"#.utf8)])
+        #expect(late.truncation?.field == "timestamp", "\(String(describing: late.truncation))")
+        let wide = try recording(encoding: "json", schema: "foxglove.RawImage", [Array(#"{"width": 2.5, "height": 1, "encoding": "mono8", "step": 3, "data": "AAAA"}"#.utf8)])
+        #expect(wide.truncation?.field == "width", "\(String(describing: wide.truncation))")
+        let vast = try recording(encoding: "json", schema: "foxglove.RawImage", [Array(#"{"width": 4294967296000, "height": 1, "encoding": "mono8", "step": 3, "data": "AAAA"}"#.utf8)])
+        #expect(vast.truncation?.field == "width" && vast.truncation?.message.contains("not a picture size") == true, "\(String(describing: vast.truncation))")
         // A position off the earth.
         let off = try recording(encoding: "json", [Array(#"{"latitude": 91, "longitude": 0}"#.utf8)])
         #expect(off.truncation?.field == "latitude", "\(String(describing: off.truncation))")

@@ -71,7 +71,16 @@ private struct FoxgloveDecoder: RecordingDecoder {
         let fields = channel.messageEncoding == "json"
             ? try FoxgloveFields(json: message.data, table: table)
             : try FoxgloveFields(protobuf: message.data, table: table)
-        let stamp = fields.nested["timestamp"].map { Int64($0.numbers["sec"] ?? 0) * 1_000_000_000 + Int64($0.numbers["nsec"] ?? 0) } ?? 0
+        var stamp: Int64 = 0
+        if let timestamp = fields.nested["timestamp"] {
+            let (seconds, nanoseconds) = (timestamp.integers["sec"] ?? 0, timestamp.integers["nsec"] ?? 0)
+            let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            let (sum, carry) = scaled.addingReportingOverflow(nanoseconds)
+            guard !overflow, !carry else {
+                throw .badMessage(field: "timestamp", reason: "\(seconds) s and \(nanoseconds) ns is past the nanoseconds a time can hold")
+            }
+            stamp = sum
+        }
         let time = Timestamp(nanoseconds: stamp != 0 ? stamp : Int64(clamping: message.logTime))
         let frameID = fields.texts["frame_id"] ?? ""
         switch type {
@@ -79,12 +88,12 @@ private struct FoxgloveDecoder: RecordingDecoder {
             let fix = try LocationFix.imported(
                 at: time, latitude: fields.numbers["latitude"] ?? .nan, longitude: fields.numbers["longitude"] ?? .nan,
                 altitude: fields.numbers["altitude"], lost: false, covariance: fields.arrays["position_covariance"] ?? [],
-                covarianceType: Int(fields.numbers["position_covariance_type"] ?? 0))
+                covarianceType: Int(fields.integers["position_covariance_type"] ?? 0))
             return [ImportedReading(kind: .location, frameID: frameID, reading: .location(fix))]
         case "foxglove.RawImage":
             let frame = try ImageSize.rawFrame(
-                fields.data["data"] ?? [], width: Int(fields.numbers["width"] ?? 0), height: Int(fields.numbers["height"] ?? 0),
-                step: Int(fields.numbers["step"] ?? 0), encoding: fields.texts["encoding"] ?? "", at: time)
+                fields.data["data"] ?? [], width: Int(fields.integers["width"] ?? 0), height: Int(fields.integers["height"] ?? 0),
+                step: Int(fields.integers["step"] ?? 0), encoding: fields.texts["encoding"] ?? "", at: time)
             return [ImportedReading(kind: .camera, frameID: frameID, reading: .frame(frame))]
         case "foxglove.CompressedImage":
             let frame = try ImageSize.compressedFrame(fields.data["data"] ?? [], format: fields.texts["format"] ?? "", at: time, field: "data")
@@ -103,11 +112,11 @@ private struct FoxgloveDecoder: RecordingDecoder {
             return [ImportedReading(kind: .attitude, frameID: frameID, frame: frame, reading: .attitude(sample))]
         case "foxglove.Log":
             let levels = ["unknown", "debug", "info", "warning", "error", "fatal"]
-            let level = Int(fields.numbers["level"] ?? 0)
+            let level = Int(fields.integers["level"] ?? 0)
             var attributes: [String: AppEventValue] = ["message": .string(fields.texts["message"] ?? "")]
             if let logger = fields.texts["name"], !logger.isEmpty { attributes["logger"] = .string(logger) }
             if let file = fields.texts["file"], !file.isEmpty { attributes["file"] = .string(file) }
-            if let line = fields.numbers["line"], line != 0 { attributes["line"] = .int(Int64(line)) }
+            if let line = fields.integers["line"], line != 0 { attributes["line"] = .int(line) }
             let event = AppEvent(timestamp: time, name: "log." + (levels.indices.contains(level) ? levels[level] : "unknown"), attributes: attributes)
             return [ImportedReading(kind: .app, frameID: "", reading: .appEvent(event))]
         default:
@@ -119,7 +128,10 @@ private struct FoxgloveDecoder: RecordingDecoder {
 /// One Foxglove message's fields by the names Foxglove's schemas give them, read from protobuf (by the fields'
 /// numbers) or JSON (by their names), as far as the import uses them. Fields it does not use are passed over.
 struct FoxgloveFields {
+    /// `double` fields.
     var numbers: [String: Double] = [:]
+    /// Whole-number fields (`fixed32`, and the varints: integers and enums).
+    var integers: [String: Int64] = [:]
     var texts: [String: String] = [:]
     var data: [String: [UInt8]] = [:]
     var arrays: [String: [Double]] = [:]
@@ -204,8 +216,8 @@ struct FoxgloveFields {
             }
             switch field.type {
             case .double: numbers[field.name] = wire.double
-            case .fixed32: numbers[field.name] = Double(UInt32(truncatingIfNeeded: wire.bits))
-            case .varint: numbers[field.name] = Double(wire.int64)
+            case .fixed32: integers[field.name] = Int64(UInt32(truncatingIfNeeded: wire.bits))
+            case .varint: integers[field.name] = wire.int64
             case .text: texts[field.name] = try read { (reader: inout Protobuf.Reader) throws(Protobuf.DecodeError) in try reader.string(wire) }
             case .bytes: data[field.name] = reader.data(wire)
             case .doubles:
@@ -262,7 +274,14 @@ struct FoxgloveFields {
                 guard let next = value.peek(), next == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) else {
                     throw fail("not a number")
                 }
-                numbers[field.name] = try read { (scanner: inout JSONScanner) throws(JSONSyntaxError) in try scanner.readDouble() }
+                let value = try read { (scanner: inout JSONScanner) throws(JSONSyntaxError) in try scanner.readDouble() }
+                if case .double = field.type {
+                    numbers[field.name] = value
+                } else {
+                    // A whole number a 64-bit integer holds: JSON has one kind of number, protobuf's field has one.
+                    guard let whole = Int64(exactly: value) else { throw fail("\(value) is not a whole number") }
+                    integers[field.name] = whole
+                }
             case .text, .bytes:
                 guard value.peek() == UInt8(ascii: "\"") else { throw fail("not a string") }
                 let text = try read { (scanner: inout JSONScanner) throws(JSONSyntaxError) in try scanner.readString() }
