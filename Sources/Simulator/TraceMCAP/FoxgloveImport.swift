@@ -45,7 +45,8 @@ public struct FoxgloveImport: Sendable {
         load(MCAPReader(bytes: bytes, name: file))
     }
 
-    private static func load(_ reader: MCAPReader) -> FoxgloveImport {
+    /// Imports the Foxglove recording an open reader reads.
+    static func load(_ reader: MCAPReader) -> FoxgloveImport {
         let (trace, skipped) = RecordingImporter.load(reader, decoder: FoxgloveDecoder())
         return FoxgloveImport(trace: trace, skipped: skipped)
     }
@@ -58,7 +59,7 @@ private struct FoxgloveDecoder: RecordingDecoder {
 
     static let encodings: Set<String> = ["protobuf", "json"]
 
-    func skipReason(_ channel: MCAPChannel, type: String, schema: MCAPSchema?) -> String? {
+    func skipReason(_ channel: MCAPChannel, type: String) -> String? {
         guard FoxgloveFields.schemas[type] != nil else { return "no HAL kind for this type" }
         guard Self.encodings.contains(channel.messageEncoding) else {
             return "its message encoding is '\(channel.messageEncoding)', not protobuf or json"

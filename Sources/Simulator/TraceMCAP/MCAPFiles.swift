@@ -52,10 +52,11 @@ enum MCAPFiles {
             return (file.trace, file.framePaths)
         }
         var trace: Trace
+        // The reader that told which recording it is reads it: the file is opened once.
         if ROS2Import.isROS2(reader) {
-            trace = try ROS2Import.load(path: path).trace
+            trace = ROS2Import.load(reader).trace
         } else if FoxgloveImport.isFoxglove(reader) {
-            trace = try FoxgloveImport.load(path: path).trace
+            trace = FoxgloveImport.load(reader).trace
         } else {
             throw TraceError(.badHeader, file: path, line: 0,
                 "an MCAP file, but neither a HAL trace (profile 'hal'), a ROS 2 recording (profile 'ros2', or cdr channels) nor a recording in Foxglove's schemas (foxglove.* in protobuf or json)")

@@ -41,7 +41,8 @@ public struct ROS2Import: Sendable {
         load(MCAPReader(bytes: bytes, name: file))
     }
 
-    private static func load(_ reader: MCAPReader) -> ROS2Import {
+    /// Imports the ROS 2 recording an open reader reads.
+    static func load(_ reader: MCAPReader) -> ROS2Import {
         let (trace, skipped) = RecordingImporter.load(reader, decoder: CDRDecoder())
         return ROS2Import(trace: trace, skipped: skipped)
     }
@@ -55,7 +56,7 @@ public struct ROS2Import: Sendable {
             "sensor_msgs/msg/Image", "sensor_msgs/msg/CompressedImage",
         ]
 
-        func skipReason(_ channel: MCAPChannel, type: String, schema: MCAPSchema?) -> String? {
+        func skipReason(_ channel: MCAPChannel, type: String) -> String? {
             if channel.messageEncoding != "cdr" { return "its message encoding is '\(channel.messageEncoding)', not cdr" }
             return Self.handled.contains(type) ? nil : "no HAL kind for this type"
         }

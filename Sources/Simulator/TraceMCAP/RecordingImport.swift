@@ -36,8 +36,8 @@ protocol RecordingDecoder {
     /// topics (`ros2.skipped`).
     var format: String { get }
     /// Why a channel is left out, or nil when its messages are read; `type` is its schema's name, empty for none.
-    func skipReason(_ channel: MCAPChannel, type: String, schema: MCAPSchema?) -> String?
-    /// The readings of one message on a channel that ``skipReason(_:type:schema:)`` accepted. Throws
+    func skipReason(_ channel: MCAPChannel, type: String) -> String?
+    /// The readings of one message on a channel that ``skipReason(_:type:)`` accepted. Throws
     /// ``RecordingImportFailure/unsupported(_:)`` to leave the topic out from this message on, or
     /// ``RecordingImportFailure/badMessage(field:reason:)`` to stop the import.
     func decode(_ message: MCAPMessage, _ channel: MCAPChannel, type: String) throws(RecordingImportFailure) -> [ImportedReading]
@@ -65,7 +65,7 @@ struct RecordingImporter<Decoder: RecordingDecoder> {
     private var skipped: [SkippedTopic] = []
     private var skippedIndex: [UInt16: Int] = [:]
     private var lastTimes: [Int64] = []
-    private var schemas: [UInt16: MCAPSchema] = [:]
+    private var schemaNames: [UInt16: String] = [:]
 
     private struct Topic {
         var type: String
@@ -104,12 +104,11 @@ struct RecordingImporter<Decoder: RecordingDecoder> {
             metadata["mcap.profile"] = profile
             metadata["mcap.library"] = library
         case .schema(let schema):
-            schemas[schema.id] = schema
+            schemaNames[schema.id] = schema.name
         case .channel(let channel):
             guard topics[channel.id] == nil, skippedIndex[channel.id] == nil else { return }  // repeated in the summary
-            let schema = channel.schemaID == 0 ? nil : schemas[channel.schemaID]
-            let type = schema?.name ?? ""
-            if let reason = decoder.skipReason(channel, type: type, schema: schema) {
+            let type = channel.schemaID == 0 ? "" : schemaNames[channel.schemaID] ?? ""
+            if let reason = decoder.skipReason(channel, type: type) {
                 skip(channel, type: type, reason: reason)
             } else {
                 topics[channel.id] = Topic(type: type)
