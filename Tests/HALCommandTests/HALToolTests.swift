@@ -9,18 +9,24 @@ import TraceFormat
 import Testing
 import TestSupport
 
-private struct Run {
+struct Run {
     var status: Int32
     var output: String
     var errors: String
 }
 
-/// Runs `hal` in the package root and waits for it.
-private func hal(_ arguments: String...) throws -> Run {
+/// Runs `hal` in the package root and waits for it, with `environment` added to the test's.
+func hal(_ arguments: String..., environment: [String: String] = [:]) throws -> Run {
+    try hal(arguments, environment: environment)
+}
+
+/// Runs `hal` in the package root and waits for it, with `environment` added to the test's.
+func hal(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: halExecutable)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let output = Pipe()
     let errors = Pipe()
     process.standardOutput = output

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AppCore
 import HAL
 import Replay
@@ -119,7 +119,7 @@ public struct ExplorationReport: Sendable {
     public var summary: String {
         let scenarios = Set(results.map(\.variant.scenario)).count
         return "explored \(results.count) variant\(results.count == 1 ? "" : "s") of \(scenarios) scenario\(scenarios == 1 ? "" : "s") in "
-            + String(format: "%.1f s (%.0f variants/s)", seconds, variantsPerSecond)
+            + printfFormat("%.1f s (%.0f variants/s)", seconds, variantsPerSecond)
             + ": \(failures.isEmpty ? "no variant failed" : "\(failures.count) failed")"
     }
 

@@ -1,5 +1,5 @@
 public import AppCore
-import Foundation
+import FoundationEssentials
 import ScenarioSuite
 import Synthesis
 import HAL

@@ -1,5 +1,5 @@
 import AppCore
-import Foundation
+import FoundationEssentials
 import HAL
 import Replay
 import Session
@@ -43,7 +43,7 @@ public struct Shrinker: Sendable {
                 text.append(character)
             }
         }
-        if let list = text.range(of: ", at ") { text = String(text[..<list.upperBound]) + "…" }
+        if let list = text.firstRange(of: ", at ") { text = String(text[..<list.upperBound]) + "…" }
         return text
     }
 
@@ -125,7 +125,7 @@ public struct Size: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `3 faults, 12 commands, 22 expectations, 2 channels, 1,441 records, 1440.0 s`.
     public var description: String {
         "\(faults) faults, \(commands) commands, \(expectations) expectations, \(channels) channels, \(records) records, "
-            + String(format: "%.3f s", seconds)
+            + printfFormat("%.3f s", seconds)
     }
 }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HAL
 
 /// Finding a suite's scenario files.
 public enum ScenarioDiscovery {
@@ -8,17 +9,18 @@ public enum ScenarioDiscovery {
         var found: Set<String> = []
         let files = FileManager.default
         for path in paths {
-            var isFolder: ObjCBool = false
-            guard files.fileExists(atPath: path, isDirectory: &isFolder) else {
+            guard files.fileExists(atPath: path) else {
                 throw ScenarioDiscoveryError(path: path, "no such file or folder")
             }
-            guard isFolder.boolValue else {
+            guard isFolder(path) else {
                 found.insert(path)
                 continue
             }
             let root = path.hasSuffix("/") ? String(path.dropLast()) : path
-            guard let walker = files.enumerator(atPath: root) else { throw ScenarioDiscoveryError(path: path, "cannot list the folder") }
-            for case let relative as String in walker where relative.hasSuffix(".run.json") {
+            guard let relatives = try? files.subpathsOfDirectory(atPath: root) else {
+                throw ScenarioDiscoveryError(path: path, "cannot list the folder")
+            }
+            for relative in relatives where relative.hasSuffix(".run.json") {
                 found.insert(root + "/" + relative)
             }
         }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import HAL
 
 extension SuiteReport {
@@ -45,6 +45,6 @@ extension SuiteReport {
             Document(passed: passed, failed: failed, skipped: skipped, seconds: seconds, interrupted: interrupted, scenarios: results))
     }
 
-    private static func time(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+    private static func time(_ seconds: Double) -> String { printfFormat("%.3f", seconds) }
 
 }

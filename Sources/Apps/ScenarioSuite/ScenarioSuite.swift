@@ -1,6 +1,6 @@
 import HALTestDoubles
 import AppCore
-import Foundation
+import FoundationEssentials
 import HAL
 import Replay
 public import Session

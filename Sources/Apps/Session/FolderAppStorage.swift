@@ -1,5 +1,5 @@
 public import AppCore
-import Foundation
+import FoundationEssentials
 
 /// An app's storage in a folder on disk (`hal run --storage DIR`): each file under its name, written whole through a
 /// temporary file and a rename, so a crash leaves the old file or the new one, never half of one.
@@ -30,7 +30,7 @@ public struct FolderAppStorage: AppStorage {
         do {
             try data.write(to: URL(fileURLWithPath: file), options: .atomic)
         } catch {
-            throw AppStorageError(file: file, "cannot write the stored file: \(error.localizedDescription)")
+            throw AppStorageError(file: file, "cannot write the stored file: \(String(describing: error))")
         }
     }
 

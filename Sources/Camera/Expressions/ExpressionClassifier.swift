@@ -62,6 +62,7 @@ public final class ExpressionClassifier: @unchecked Sendable {
 
     /// Loads the model and the cascade.
     public init(files: ExpressionModelFiles, detection: Detection = Detection()) throws(CameraError) {
+        try OpenCVBridge.load()
         guard let cascade = hal_cv_cascade_load(files.cascade) else {
             throw .openCV("cannot load the face detector (run scripts/fetch-expression-model)")
         }
@@ -107,8 +108,9 @@ public final class ExpressionClassifier: @unchecked Sendable {
         var boxes = [Int32](repeating: 0, count: 4 * Int(capacity))
         let found = lock.withLock { _ in boxes.withUnsafeMutableBufferPointer { call($0.baseAddress!, capacity) } }
         guard found >= 0 else { throw .openCV("face detection failed") }
-        return (0..<min(Int(found), Int(capacity))).map { index in
-            FaceBox(x: Int(boxes[4 * index]), y: Int(boxes[4 * index + 1]), width: Int(boxes[4 * index + 2]), height: Int(boxes[4 * index + 3]))
+        return (0..<min(Int(found), Int(capacity))).map { (index: Int) -> FaceBox in
+            let box = boxes[(4 * index)..<(4 * index + 4)].map { Int($0) }
+            return FaceBox(x: box[0], y: box[1], width: box[2], height: box[3])
         }
     }
 

@@ -40,6 +40,7 @@ public final class CVImage {
 
     /// Converts a frame held in memory, or an encoded (JPEG or PNG) frame, to gray or BGR.
     public convenience init(converting frame: Frame, to target: ImageTarget) throws(CameraError) {
+        try OpenCVBridge.load()
         guard case .bytes(let bytes) = frame.storage else {
             throw CameraError("frame \(frame.sequence) is a file; read it with CVImage(path:)")
         }
@@ -72,6 +73,7 @@ public final class CVImage {
     public convenience init(
         borrowing bytes: UnsafeRawBufferPointer, format: PixelFormat, width: Int, height: Int, bytesPerRow: Int, to target: ImageTarget
     ) throws(CameraError) {
+        try OpenCVBridge.load()
         let converted = hal_cv_convert(
             bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(width), Int32(height), Int32(bytesPerRow),
             Self.formatCode(format), target.code)
@@ -81,6 +83,7 @@ public final class CVImage {
 
     /// Reads an image file (JPEG, PNG, and what else OpenCV decodes).
     public convenience init(path: String, as target: ImageTarget) throws(CameraError) {
+        try OpenCVBridge.load()
         guard let image = hal_cv_image_read(path, target.code) else { throw .openCV("cannot read \(path)") }
         self.init(image)
     }
@@ -90,6 +93,7 @@ public final class CVImage {
         guard channels == 1 || channels == 3, pixels.count >= width * height * channels, width > 0, height > 0 else {
             throw CameraError("\(pixels.count) bytes are not a \(width)×\(height) image of \(channels) channels")
         }
+        try OpenCVBridge.load()
         let image = pixels.withUnsafeBufferPointer {
             hal_cv_image_create($0.baseAddress, Int32(width), Int32(height), Int32(channels), Int32(width * channels))
         }

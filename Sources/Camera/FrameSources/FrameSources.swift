@@ -1,5 +1,5 @@
 public import HAL
-import Foundation
+import FoundationEssentials
 
 /// Frames from files: a folder of images (`images:FOLDER?rate=N`), a video OpenCV can read
 /// (`video:FILE`), or a synthetic pattern (`pattern:bars|gradient|checkers?width=&height=&format=&rate=&frames=`).

@@ -71,9 +71,13 @@ public struct TestPattern: Sendable, Hashable {
             return (rgb, width * 3)
         case .grey:
             // Full-range luma, as V4L2 GREY cameras and OpenCV's BGR-to-gray give it.
-            return ((0..<(width * height)).map {
-                byte(0.114 * Double(bgr[$0 * 3]) + 0.587 * Double(bgr[$0 * 3 + 1]) + 0.299 * Double(bgr[$0 * 3 + 2]))
-            }, width)
+            let gray: [UInt8] = (0..<(width * height)).map { (pixel: Int) -> UInt8 in
+                let blue: Double = 0.114 * Double(bgr[pixel * 3])
+                let green: Double = 0.587 * Double(bgr[pixel * 3 + 1])
+                let red: Double = 0.299 * Double(bgr[pixel * 3 + 2])
+                return byte(blue + green + red)
+            }
+            return (gray, width)
         case .yuyv:
             var out = [UInt8](repeating: 0, count: width * height * 2)
             for pixel in stride(from: 0, to: width * height, by: 2) {

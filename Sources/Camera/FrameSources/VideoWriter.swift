@@ -7,6 +7,7 @@ public final class VideoWriter {
 
     /// Creates the file.
     public init(path: String, framesPerSecond: Double, width: Int, height: Int) throws(CameraError) {
+        try OpenCVBridge.load()
         guard let pointer = hal_cv_video_writer_open(path, framesPerSecond, Int32(width), Int32(height)) else {
             throw .openCV("cannot write \(path)")
         }

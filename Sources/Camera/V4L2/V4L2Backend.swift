@@ -1,5 +1,5 @@
 public import HAL
-import Foundation
+import FoundationEssentials
 
 /// Opens `v4l2:/dev/videoN?format=…&width=…&height=…&fps=…&buffers=…&convert=gray|bgr` cameras, and lists
 /// the video-capture nodes in sysfs.
@@ -26,14 +26,14 @@ public struct V4L2Backend: DeviceBackend {
     public func discover() throws -> [DeviceInfo] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: sysfsClass) else { return [] }
         var devices: [DeviceInfo] = []
-        for name in names.filter({ $0.hasPrefix("video") }).sorted(by: { $0.localizedStandardCompare($1) == .orderedAscending }) {
+        for name in names.filter({ $0.hasPrefix("video") }).sorted(by: { (Int($0.dropFirst(5)) ?? .max, $0) < (Int($1.dropFirst(5)) ?? .max, $1) }) {
             let path = "/dev/\(name)"
             do throws(DeviceError) {
                 let camera = try V4L2Camera(path: path)
                 devices.append(camera.info)
             } catch {
                 if error.code == .wrongKind { continue }  // metadata or output nodes
-                let label = (try? String(contentsOfFile: "\(sysfsClass)/\(name)/name", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                let label = (try? String(contentsOfFile: "\(sysfsClass)/\(name)/name", encoding: .utf8))?.trimmedWhitespace
                 devices.append(DeviceInfo(uri: "v4l2:\(path)", name: label ?? name, kind: .camera, backend: "v4l2", unavailableReason: error.message))
             }
         }

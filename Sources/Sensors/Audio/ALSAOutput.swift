@@ -44,6 +44,7 @@ public final class ALSAOutput: PCMOutput {
 
     public func start(sampleRate: Int, channelCount: Int) throws(DeviceError) {
         abort()
+        if let failure = CALSA_load(nil) { throw DeviceError(.unsupported, uri: uri, String(cString: failure)) }
         var handle: OpaquePointer?
         let opened = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard opened == 0, let handle else { throw failure(opened, "cannot open '\(device)'") }

@@ -1,5 +1,6 @@
 import CEbur128
-import Foundation
+import FoundationEssentials
+import LibC
 public import HAL
 
 extension Loudness {
@@ -42,7 +43,7 @@ extension LoudnessGuard {
 
         /// One line.
         public var description: String {
-            String(format: "%.1f LUFS, peak %.1f dBTP -> gain %+.1f dB -> %.1f LUFS (%@)", measured.integrated, measured.truePeak, gain, result.integrated, reason)
+            printfFormat("%.1f LUFS, peak %.1f dBTP -> gain %+.1f dB -> %.1f LUFS", measured.integrated, measured.truePeak, gain, result.integrated) + " (\(reason))"
         }
     }
 
@@ -77,5 +78,5 @@ extension LoudnessGuard {
         return (scaled, Report(measured: measured, gain: gain, result: Loudness(measuring: scaled), reason: reason))
     }
 
-    private func format(_ value: Double) -> String { String(format: "%g", value) }
+    private func format(_ value: Double) -> String { printfFormat("%g", value) }
 }

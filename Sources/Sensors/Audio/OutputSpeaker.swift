@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import LibC
 public import HAL
 
 /// A ``HAL/Speaker`` that plays into a ``PCMOutput`` (ALSA, a WAV file) on its own playback thread.
@@ -142,9 +143,7 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
             return true
         }
         if startThread {
-            let thread = Thread { [self] in playQueue() }
-            thread.name = "speaker \(info.uri)"
-            thread.start()
+            DetachedThread.start(name: "speaker \(info.uri)") { [self] in playQueue() }
         }
     }
 
@@ -197,7 +196,7 @@ public final class OutputSpeaker<C: Clock>: Speaker where C.Instant == Timestamp
                     pausedNow = true
                     emit(.paused, pending.item)
                 }
-                Thread.sleep(forTimeInterval: 0.005)
+                usleep(5_000)
                 (stop, paused, volume) = state.withLock { ($0.stopRequested, $0.paused, $0.volume) }
             }
             if stop {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import HAL
 
 /// Clips as a speaker plays them: decoded from ``HAL/AudioClip/start`` on, and through a loudness guard, with the

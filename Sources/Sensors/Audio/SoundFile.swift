@@ -9,6 +9,7 @@ public enum SoundFile {
     /// Reads a whole file as 32-bit float samples, in blocks, so memory follows the audio actually in the
     /// file, never a length its header claims. Longer than ``maximumDuration`` is an error.
     public static func read(_ path: String) throws(AudioFileError) -> PCMAudio {
+        if let failure = CSndfile_load(nil) { throw AudioFileError(path: path, String(cString: failure)) }
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioFileError(path: path, String(cString: sf_strerror(nil)))
@@ -53,6 +54,7 @@ final class WAVWriter {
     let channelCount: Int
 
     init(path: String, sampleRate: Int, channelCount: Int) throws(AudioFileError) {
+        if let failure = CSndfile_load(nil) { throw AudioFileError(path: path, String(cString: failure)) }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)

@@ -76,6 +76,7 @@ public enum SpeechSynthesizer {
     /// Starts espeak-ng once; call with the engine locked.
     private static func start(_ engine: inout Engine) -> Failure? {
         guard engine.sampleRate == 0 else { return nil }
+        if let failure = CEspeakNG_load(nil) { return Failure(description: String(cString: failure)) }
         let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, 0)
         guard rate > 0 else { return Failure(description: "espeak-ng could not start (its data is missing?)") }
         engine.sampleRate = rate

@@ -1,6 +1,6 @@
 import LibC
 import SystemSupport
-import Foundation
+import FoundationEssentials
 public import HAL
 import InputEvents
 
@@ -52,13 +52,13 @@ public struct EvdevBackend: DeviceBackend {
     /// The event devices sysfs lists (`/sys/class/input/eventN`), in number order.
     static func eventNodes() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/input")) ?? []
-        return names.filter { $0.hasPrefix("event") }.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+        return names.filter { $0.hasPrefix("event") }.sorted { (Int($0.dropFirst(5)) ?? .max, $0) < (Int($1.dropFirst(5)) ?? .max, $1) }
     }
 
     /// The name, properties and codes sysfs gives (`name`, `properties`, `capabilities/*`); axis ranges are not there.
     static func sysfsDescription(_ folder: String) -> InputDeviceDescription? {
         func read(_ name: String) -> String? {
-            (try? String(contentsOfFile: "\(folder)/\(name)", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            (try? String(contentsOfFile: "\(folder)/\(name)", encoding: .utf8))?.trimmedWhitespace
         }
         guard let name = read("name") else { return nil }
         var description = InputDeviceDescription(name: name)

@@ -85,6 +85,7 @@ public struct EvdevInput: Device {
     static func withDevice<Result>(
         path: String, uri: String, _ body: (OpaquePointer) throws(DeviceError) -> Result
     ) throws(DeviceError) -> Result {
+        if let failure = CEvdev_load(nil) { throw DeviceError(.unsupported, uri: uri, String(cString: failure)) }
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw DeviceError(errno: errno, uri: uri, doing: "cannot open \(path)", access: Self.accessHelp) }
         defer { close(descriptor) }

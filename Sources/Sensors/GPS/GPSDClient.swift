@@ -1,6 +1,6 @@
 import LibC
 import SystemSupport
-import Foundation
+import FoundationEssentials
 public import HAL
 
 /// Location from gpsd over its JSON protocol: `gpsd://127.0.0.1:2947`.
@@ -62,7 +62,7 @@ public struct GPSDClient: LocationProvider {
         while !stop.isSet {
             guard let descriptor = try? TCPConnection.connect(host: host, port: port, uri: info.uri) else {
                 lose()
-                Thread.sleep(forTimeInterval: retry)
+                usleep(UInt32(retry * 1_000_000))
                 continue
             }
             defer { close(descriptor) }
@@ -89,27 +89,45 @@ public struct GPSDClient: LocationProvider {
                     break reading
                 }
             }
-            if !stop.isSet { Thread.sleep(forTimeInterval: retry) }
+            if !stop.isSet { usleep(UInt32(retry * 1_000_000)) }
         }
     }
 
     /// A fix from one line of gpsd JSON, or `nil` when the line is not a TPV report.
     public static func fix(fromJSON line: [UInt8], at timestamp: Timestamp) -> LocationFix? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-              object["class"] as? String == "TPV"
-        else { return nil }
-        let utc = (object["time"] as? String).flatMap(UTCTime.parse)
-        let mode = object["mode"] as? Int ?? 0
-        guard mode >= 2, let latitude = object["lat"] as? Double, let longitude = object["lon"] as? Double else {
+        guard let report = try? JSONDecoder().decode(TPVReport.self, from: Data(line)), report.class == "TPV" else { return nil }
+        let utc = report.time.flatMap(UTCTime.parse)
+        let mode = report.mode ?? 0
+        guard mode >= 2, let latitude = report.lat, let longitude = report.lon else {
             return .noFix(at: timestamp, utcNanoseconds: utc)
         }
         let threeDimensional = mode == 3
         return LocationFix(
             timestamp: timestamp, utcNanoseconds: utc, mode: threeDimensional ? .threeDimensional : .twoDimensional,
             coordinate: GeoCoordinate(latitude: latitude, longitude: longitude),
-            altitude: threeDimensional ? (object["altMSL"] as? Double ?? object["alt"] as? Double) : nil,
-            horizontalAccuracy: object["eph"] as? Double, verticalAccuracy: threeDimensional ? object["epv"] as? Double : nil,
-            speed: object["speed"] as? Double, course: (object["track"] as? Double).map { $0.truncatingRemainder(dividingBy: 360) },
+            altitude: threeDimensional ? (report.altMSL ?? report.alt) : nil,
+            horizontalAccuracy: report.eph, verticalAccuracy: threeDimensional ? report.epv : nil,
+            speed: report.speed, course: report.track.map { $0.truncatingRemainder(dividingBy: 360) },
             satellites: nil)
+    }
+
+    /// The fields of gpsd's TPV report that a fix takes; a field of another type than gpsd's is left out.
+    private struct TPVReport: Decodable {
+        var `class`: String?
+        var time: String?
+        var mode: Int?
+        var lat, lon, alt, altMSL, eph, epv, speed, track: Double?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func field<T: Decodable>(_ key: CodingKeys) -> T? { (try? container.decodeIfPresent(T.self, forKey: key)) ?? nil }
+            `class` = field(.class)
+            time = field(.time)
+            mode = field(.mode)
+            (lat, lon, alt, altMSL) = (field(.lat), field(.lon), field(.alt), field(.altMSL))
+            (eph, epv, speed, track) = (field(.eph), field(.epv), field(.speed), field(.track))
+        }
+
+        enum CodingKeys: String, CodingKey { case `class`, time, mode, lat, lon, alt, altMSL, eph, epv, speed, track }
     }
 }

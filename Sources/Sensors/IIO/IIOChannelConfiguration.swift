@@ -1,7 +1,7 @@
 import SystemSupport
 import CIIO
 import HAL
-import Foundation
+import FoundationEssentials
 
 /// What it takes to turn one IIO device's channels of a type (x, y and z, or a single one) into HAL
 /// values: channel ids, per-channel scale and offset with the unit change, whether a channel is
@@ -84,7 +84,7 @@ struct IIOChannelConfiguration: Sendable {
 
     /// `a, b, c; d, e, f; g, h, i` as nine numbers, row-major.
     static func parseMountMatrix(_ text: String) -> [Double]? {
-        let numbers = text.split(whereSeparator: { $0 == ";" || $0 == "," }).map { $0.trimmingCharacters(in: .whitespaces) }.compactMap(Double.init)
+        let numbers = text.split(whereSeparator: { $0 == ";" || $0 == "," }).map(\.trimmedWhitespace).compactMap(Double.init)
         return numbers.count == 9 ? numbers : nil
     }
 

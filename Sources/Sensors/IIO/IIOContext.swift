@@ -11,6 +11,7 @@ final class IIOContext {
 
     /// Creates the context a libiio URI names; `deviceURI` names the device in errors.
     init(libiioURI: String, deviceURI: String, timeoutMilliseconds: UInt32 = 500) throws(DeviceError) {
+        if let failure = CIIO_load(nil) { throw DeviceError(.unsupported, uri: deviceURI, String(cString: failure)) }
         guard let pointer = iio_create_context_from_uri(libiioURI) else {
             let code = errno
             if libiioURI == "local:" && access("/sys/bus/iio", F_OK) != 0 {

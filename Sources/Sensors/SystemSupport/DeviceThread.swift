@@ -1,5 +1,5 @@
-import Foundation
 package import HAL
+import LibC
 
 /// A device stream whose blocking I/O runs on a dedicated thread, never on the cooperative
 /// pool: `body` reads until the stop flag is set (the consumer went away) or the device
@@ -13,7 +13,8 @@ package enum DeviceThread {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Element.self, bufferingPolicy: buffering.asyncThrowingStreamPolicy(Element.self))
         let stop = StopFlag()
-        let thread = Thread {
+        continuation.onTermination = { _ in stop.set() }
+        DetachedThread.start(name: name) {
             // A peer that went away (iiod, gpsd, a TCP receiver) must give EPIPE on this thread,
             // not a process-wide SIGPIPE from inside a C library's send().
             var pipeSignal = sigset_t()
@@ -27,9 +28,6 @@ package enum DeviceThread {
                 continuation.finish(throwing: error)
             }
         }
-        thread.name = name
-        continuation.onTermination = { _ in stop.set() }
-        thread.start()
         return stream
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Audio
-import Foundation
+import FoundationEssentials
 import HAL
 
 /// Where `hal say` and `hal play` send sound.
@@ -24,7 +24,7 @@ struct SpeakerOptions: ParsableArguments {
 
 /// `hal say "text" [--voice] [--rate] [--out FILE | --device URI]`.
 struct Say: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Speak text with espeak-ng on a speaker, or into a WAV file.")
+    static let configuration = CommandConfiguration(commandName: "say", abstract: "Speak text with espeak-ng on a speaker, or into a WAV file.")
 
     @Argument(help: "The words.")
     var text: String
@@ -45,7 +45,7 @@ struct Say: AsyncParsableCommand {
 
 /// `hal play FILE [--device URI]`.
 struct Play: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Play a sound file (WAV, FLAC, OGG) on a speaker.")
+    static let configuration = CommandConfiguration(commandName: "play", abstract: "Play a sound file (WAV, FLAC, OGG) on a speaker.")
 
     @Argument(help: "The file.")
     var file: String
@@ -64,7 +64,7 @@ struct AudioCommand: ParsableCommand {
 
     /// `hal audio check FILE… [--ceiling LUFS]`.
     struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "check", 
             abstract: "List clips' loudness (EBU R 128 integrated LUFS and true peak) and flag those above the ceiling.",
             discussion: "Exits with 1 when any clip is above the ceiling.")
 
@@ -83,10 +83,10 @@ struct AudioCommand: ParsableCommand {
             for file in files {
                 let loudness = Loudness(measuring: try SoundFile.read(file))
                 var problems: [String] = []
-                if loudness.integrated > ceiling { problems.append("above the \(String(format: "%g", ceiling)) LUFS ceiling") }
-                if loudness.truePeak > peakCeiling { problems.append("peak above \(String(format: "%g", peakCeiling)) dBTP") }
+                if loudness.integrated > ceiling { problems.append("above the \(printfFormat("%g", ceiling)) LUFS ceiling") }
+                if loudness.truePeak > peakCeiling { problems.append("peak above \(printfFormat("%g", peakCeiling)) dBTP") }
                 if !problems.isEmpty { flagged += 1 }
-                out.line(String(format: "%@  %6.1f LUFS  %6.1f dBTP  %@", file, loudness.integrated, loudness.truePeak, problems.isEmpty ? "ok" : "LOUD: " + problems.joined(separator: ", ")))
+                out.line("\(file)  \(printfFormat("%6.1f LUFS  %6.1f dBTP", loudness.integrated, loudness.truePeak))  \(problems.isEmpty ? "ok" : "LOUD: " + problems.joined(separator: ", "))")
             }
             out.flush()
             if flagged > 0 { throw ExitCode(1) }

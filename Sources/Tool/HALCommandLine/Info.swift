@@ -5,7 +5,7 @@ import TraceFormat
 
 /// `hal info TRACE`: channels, duration, counts and rates.
 struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show a trace's channels, duration, record counts and rates.")
+    static let configuration = CommandConfiguration(commandName: "info", abstract: "Show a trace's channels, duration, record counts and rates.")
 
     @Argument(help: "The trace file: .jsonl, or .mcap (a HAL trace, or a ROS 2 or Foxglove recording).")
     var trace: String

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import InputEvents
 import Interchange
 import TraceFormat
@@ -11,7 +11,7 @@ struct InputCommand: ParsableCommand {
 
     /// `hal input import FILE.evemu -o TRACE [--role ROLE…]`.
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "import", 
             abstract: "Import an evemu recording (evemu-record's '# EVEMU 1.3' files) into a trace.",
             discussion: "Events are decoded as the evdev backend decodes the live device, one channel per role (pointer, keys, accel, gyro, stick), with the recorded kernel timestamps.")
 

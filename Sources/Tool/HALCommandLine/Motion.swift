@@ -14,7 +14,7 @@ struct MotionCommand: ParsableCommand {
 
 /// `hal motion fuse TRACE`: attitude from a trace's motion channels, and its error against ground truth.
 struct Fuse: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "fuse", 
         abstract: "Fuse a trace's gyroscope, accelerometer and magnetometer into attitude (ENU), printing or recording it; with a ground-truth attitude channel, report the error.")
 
     @Argument(help: "The trace file: .jsonl or .mcap.")

@@ -1,12 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Plotting
 import Synthesis
 import TraceFormat
 
 /// `hal plot TRACE -o FILE.svg`: the trace as a picture.
 struct Plot: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "plot", 
         abstract: "Draw a trace as SVG: the route, motion and attitude over time, expression scores, event lanes.",
         discussion: """
             Panels come from the trace's channels: a route map of location channels (metres east and north of the \

@@ -8,7 +8,7 @@ import TraceFormat
 
 /// `hal run APP [SCENARIO]` or `hal run SCENARIO`: runs an app's logic against a QA scenario, traces, or live devices.
 struct Run: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "run", 
         abstract: "Run an app against a scenario, traces or live devices, printing its event log.",
         discussion: """
             With no scenario and no --config, runs the app's shipped scenario. Inputs are replayed in trace order on a \

@@ -5,7 +5,7 @@ import TraceFormat
 
 /// `hal motion simulate SCRIPT -o FILE`: turns a motion script into a trace.
 struct Simulate: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "simulate", 
         abstract: "Generate a trace from a motion script (.motion.json). The same script gives the same bytes.")
 
     @Argument(help: "The motion script.")

@@ -1,6 +1,6 @@
 import LibC
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HAL
 import Exploration
 import Session
@@ -91,7 +91,7 @@ struct TestCommand: AsyncParsableCommand {
         if let junit { try Data(report.junitXML(suiteName: "\(HALCommandLine.toolName) test").utf8).write(to: URL(fileURLWithPath: junit)) }
         if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
         if report.interrupted { printLine("interrupted: \(report.results.count) of \(counted(scenarios.count, "scenario")) finished") }
-        printLine("ran \(counted(report.results.count, "scenario")) in \(String(format: "%.1f", report.seconds)) s")
+        printLine("ran \(counted(report.results.count, "scenario")) in \(printfFormat("%.1f", report.seconds)) s")
         printLine(report.summary)
         if report.interrupted { throw ExitCode(130) }
         if report.failed > 0 { throw ExitCode(1) }
@@ -180,12 +180,12 @@ private final class ProgressLine: Sendable {
         case .error: "ERROR"
         case .skipped: "SKIP "
         }
-        var text = String(format: "%@ %7.2f s  %@", word, result.seconds, result.path) + (result.app.map { " (\($0))" } ?? "")
+        var text = "\(word) \(printfFormat("%7.2f", result.seconds)) s  \(result.path)" + (result.app.map { " (\($0))" } ?? "")
         for failure in result.failures {
             text += "\n" + failure.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
         }
         let quiet = failuresOnly && result.status == .passed
-        let left = counts.estimatedRemaining.map { String(format: ", about %.0f s left", $0) } ?? ""
+        let left = counts.estimatedRemaining.map { printfFormat(", about %.0f s left", $0) } ?? ""
         let status = "[\(counts.done)/\(counts.total)] \(counts.passed) passed, \(counts.failed) failed, \(counts.skipped) skipped\(left)"
         if interactive {
             // Clear the progress line, print the result, redraw the progress line.

@@ -1,5 +1,5 @@
 public import AppCore
-import Foundation
+import FoundationEssentials
 public import HAL
 
 /// The field guide's settings.

@@ -1,8 +1,6 @@
 public import Synthesis
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+import CLibXML2
+import FoundationEssentials
 import HAL
 
 /// What a GPX or KML file holds: a track or route as fixes, and named places.
@@ -142,9 +140,9 @@ public enum GeoFiles {
 
     static func parseTime(_ text: String) -> Int64? {
         if let exact = UTCTime.parse(text) { return exact }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
+        // Other offsets than Z, with or without fractions of a second.
+        let styles = [Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle()]
+        guard let date = styles.lazy.compactMap({ try? $0.parse(text) }).first else { return nil }
         // Outside 1677–2262 the time does not fit 64-bit nanoseconds: refused, not a trap (found by scripts/fuzz).
         let milliseconds = (date.timeIntervalSince1970 * 1e3).rounded()
         guard milliseconds.isFinite, abs(milliseconds) < 9.2e15 else { return nil }
@@ -170,10 +168,10 @@ private extension XMLTree {
 }
 
 private extension String {
-    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+    var trimmed: String { trimmedWhitespace }
 }
 
-/// A small element tree from Foundation's XMLParser, with line numbers for errors.
+/// A small element tree read with libxml2's streaming reader (`CLibXML2`), with line numbers for errors.
 final class XMLTree {
     let name: String
     let attributes: [String: String]
@@ -198,31 +196,47 @@ final class XMLTree {
             let line = data[..<refusal.at].filter { $0 == UInt8(ascii: "\n") }.count + 1
             throw GeoFileError(file: file, line: line, message: refusal.message)
         }
-        let builder = Builder()
-        let parser = XMLParser(data: data)
-        parser.delegate = builder
-        let parsed = parser.parse()
-        if let mismatch = builder.mismatch {
-            throw GeoFileError(file: file, line: mismatch.line, message: "not well-formed XML: \(mismatch.message)")
+        if let failure = CLibXML2_load(nil) { throw GeoFileError(file: file, line: 0, message: String(cString: failure)) }
+        var builder = Builder()
+        var error = hal_xml_error()
+        let status = data.withUnsafeBytes { bytes in
+            withUnsafeMutablePointer(to: &builder) { context in
+                var events = hal_xml_events(
+                    start: { context, name, attributes, line in
+                        guard let context, let name else { return }
+                        var values: [String: String] = [:]
+                        var index = 0
+                        while let key = attributes?[index], let value = attributes?[index + 1] {
+                            values[String(cString: key)] = String(cString: value)
+                            index += 2
+                        }
+                        context.assumingMemoryBound(to: Builder.self).pointee.start(String(cString: name), values, Int(line))
+                    },
+                    end: { context, _ in context?.assumingMemoryBound(to: Builder.self).pointee.end() },
+                    text: { context, text in
+                        guard let context, let text else { return }
+                        context.assumingMemoryBound(to: Builder.self).pointee.stack.last?.text += String(cString: text)
+                    })
+                return hal_xml_parse(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, &events, context, &error)
+            }
         }
-        guard parsed, let root = builder.root, builder.stack.isEmpty else {
-            let reason = builder.firstError.map { Self.describe($0) }
-                ?? builder.stack.last.map { "<\($0.name)> from line \($0.line) is never closed" }
-                ?? parser.parserError.map { Self.describe($0) } ?? "no root element"
-            throw GeoFileError(file: file, line: parser.lineNumber, message: "not well-formed XML: \(reason) (column \(parser.columnNumber))")
+        guard status == 0, let root = builder.root, builder.stack.isEmpty else {
+            let line = error.code != 0 ? Int(error.line) : 0
+            let reason = error.code != 0 ? Self.describe(error, open: builder.stack.last) : "no root element"
+            throw GeoFileError(file: file, line: line, message: "not well-formed XML: \(reason)")
         }
         return root
     }
 
-    /// What Foundation's parser must not be given, checked before parsing, with where it is (found by
+    /// What the parser is not given, checked before parsing, with where it is (found by
     /// scripts/fuzz unless said otherwise).
     private static func refusal(of data: Data) -> (at: Data.Index, message: String)? {
-        // GPX and KML are UTF-8. Foundation's XMLParser traps on names that are not.
+        // GPX and KML are UTF-8. Foundation's XMLParser, used before libxml2's reader, trapped on names that are not.
         if let invalid = firstInvalidUTF8(in: data) {
             return (invalid, "not UTF-8 text (byte \(invalid - data.startIndex + 1)); GPX and KML files are UTF-8")
         }
         // XML forbids control characters, and GPX and KML are UTF-8: a NUL or a declared encoding would make
-        // Foundation's parser guess or switch encodings, and stopping it at an error there crashed it.
+        // the parser guess or switch encodings (stopping Foundation's parser at an error there crashed it).
         if let control = data.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
             return (control, "control character 0x\(String(data[control], radix: 16)) (byte \(control - data.startIndex + 1)) is not allowed in XML")
         }
@@ -232,12 +246,12 @@ final class XMLTree {
            !text.lowercased().contains("utf-8") {
             return (declaration.lowerBound, "the XML declaration names an encoding other than UTF-8; GPX and KML are UTF-8")
         }
-        // GPX and KML have no DTD. One would make Foundation's parser, which substitutes entities, expand
+        // GPX and KML have no DTD. One would make a parser that substitutes entities expand
         // whatever the file declares (a billion-laughs file). Refused, as XML hardening advises.
         if let doctype = data.firstRange(of: Data("<!DOCTYPE".utf8)) {
             return (doctype.lowerBound, "a DOCTYPE is not allowed; GPX and KML files have no DTD")
         }
-        // A processing instruction with no data (`<?name?>`) crashes Foundation's parser, which takes the
+        // A processing instruction with no data (`<?name?>`) crashed Foundation's parser, which took the
         // length of the missing data.
         if let instruction = emptyProcessingInstruction(in: data) {
             return (instruction, "a processing instruction with no data (<?name?>) is not allowed")
@@ -275,57 +289,34 @@ final class XMLTree {
         return nil
     }
 
-    /// XMLParser's error codes that bad GPX and KML files meet, in words.
-    private static func describe(_ error: any Error) -> String {
-        let code = (error as NSError).code
-        switch code {
+    /// libxml2's first error, in words, with the element left open when that is what is wrong.
+    private static func describe(_ error: hal_xml_error, open: XMLTree?) -> String {
+        let message = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let column = error.column > 0 ? " (column \(error.column))" : ""
+        switch error.code {
         case 4: return "the document is empty"
-        case 5: return "the document ends before every element is closed"
-        case 41: return "an attribute has no value"
-        case 73, 76: return "an end tag does not match its start tag"
-        case 111: return "an element's start tag is malformed"
-        default: return "XML error \(code)"
+        case 5, 77:
+            if let open { return "<\(open.name)> from line \(open.line) is never closed" }
+            return "the document ends before every element is closed"
+        case 41: return "an attribute has no value\(column)"
+        case 73, 76:
+            let expected = open.map { ": </\($0.name)> (opened on line \($0.line)) was expected" } ?? ""
+            return "an end tag does not match its start tag\(expected)\(column)"
+        default: return "\(message) (libxml2 error \(error.code))\(column)"
         }
     }
 
-    private final class Builder: NSObject, XMLParserDelegate {
+    /// The tree as the parse builds it.
+    private struct Builder {
         var root: XMLTree?
         var stack: [XMLTree] = []
-        /// An end tag that does not close the innermost open element (Foundation's parser on
-        /// Linux lets some through).
-        var mismatch: (line: Int, message: String)?
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-            let element = XMLTree(name: elementName, attributes: attributes, line: parser.lineNumber)
+        mutating func start(_ name: String, _ attributes: [String: String], _ line: Int) {
+            let element = XMLTree(name: name, attributes: attributes, line: line)
             if let parent = stack.last { parent.children.append(element) } else { root = element }
             stack.append(element)
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            guard let open = stack.last, open.name == elementName else {
-                if mismatch == nil {
-                    let expected = stack.last.map { "</\($0.name)> (opened on line \($0.line))" } ?? "no end tag"
-                    mismatch = (parser.lineNumber, "</\(elementName)> where \(expected) was expected")
-                }
-                parser.abortParsing()
-                return
-            }
-            stack.removeLast()
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            stack.last?.text += string
-        }
-
-        /// The first error ends the parse. Foundation's parser recovers and goes on by default, and keeps
-        /// every error it reports for good (about 100 bytes each, found by scripts/fuzz): a broken file
-        /// would cost memory in proportion to its errors.
-        var firstError: (any Error)?
-
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-            guard firstError == nil else { return }
-            firstError = parseError
-            parser.abortParsing()
-        }
+        mutating func end() { _ = stack.popLast() }
     }
 }

@@ -1,7 +1,7 @@
 public import TraceFormat
 public import HAL
 public import NMEA
-import Foundation
+import FoundationEssentials
 
 /// The location channel of a trace, for the GPS formats and tools.
 public struct LocationTrack: Sendable {
@@ -44,7 +44,7 @@ public struct LocationTrack: Sendable {
     public func gpx(name: String) -> String {
         var text = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         text += #"<gpx version="1.1" creator="swift-sensor-hal" xmlns="http://www.topografix.com/GPX/1/1">"# + "\n"
-        text += "  <trk>\n    <name>\(Self.escaped(name))</name>\n    <trkseg>\n"
+        text += "  <trk>\n    <name>\(XMLText.escape(name))</name>\n    <trkseg>\n"
         for fix in fixes {
             guard fix.mode != .none, let coordinate = fix.coordinate else { continue }
             // Fixed-point: GPX's xsd:decimal has no exponent, which Swift's shortest form uses near 0.
@@ -65,11 +65,6 @@ public struct LocationTrack: Sendable {
         while text.contains("."), text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text
-    }
-
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     // MARK: NMEA

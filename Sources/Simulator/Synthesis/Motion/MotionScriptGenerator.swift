@@ -1,5 +1,6 @@
 public import TraceFormat
-import Foundation
+import FoundationEssentials
+import LibC
 import HAL
 
 extension MotionScript {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 /// Places in a JSON document (a script, a scenario, a config), for errors that name the line and the column.
 enum JSONDocument {
     /// One step of a path into a document: an object's member or an array's element.
@@ -25,7 +25,7 @@ enum JSONDocument {
                 return nil
             } catch {
                 let (line, column) = lineAndColumn(of: error.column - 1, in: bytes)
-                let message = error.message.replacingOccurrences(of: "end of line", with: "end of the file")
+                let message = error.message.replacing("end of line", with: "end of the file")
                 return "line \(line), column \(column): not JSON: \(message)"
             }
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reading JSON scripts with errors that name the file and the place in it.
 public enum ScriptFile {
@@ -10,7 +10,7 @@ public enum ScriptFile {
     /// Refuses a script whose `records` (as computed from its rates and durations) exceed ``maximumRecords``.
     public static func checkRecordCount(_ records: Double, file: String?) throws {
         guard records.isFinite, records <= Double(maximumRecords) else {
-            let count = records.isFinite ? String(format: "%.0f", records) : "endless"
+            let count = !records.isFinite ? "endless" : records < 1e18 ? String(Int64(records.rounded())) : "\(records)"
             throw ScriptError(file: file, "the script makes \(count) records; at most \(maximumRecords) (lower the rate or shorten it)")
         }
     }
@@ -19,7 +19,7 @@ public enum ScriptFile {
     public static func decode<Value: Codable>(path: String) throws -> Value {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ScriptError(file: path, "cannot read: \(error.localizedDescription)")
+            throw ScriptError(file: path, "cannot read: \(error)")
         }
         return try decode(data: data, file: path)
     }
@@ -36,7 +36,7 @@ public enum ScriptFile {
             if let syntax = JSONDocument.syntaxError(in: bytes) { throw ScriptError(file: path, syntax) }
             throw ScriptError(file: path, ScriptError.describe(error, in: bytes))
         } catch {
-            throw ScriptError(file: path, JSONDocument.syntaxError(in: [UInt8](data)) ?? "not JSON: \(error.localizedDescription)")
+            throw ScriptError(file: path, JSONDocument.syntaxError(in: [UInt8](data)) ?? "not JSON: \(error)")
         }
         if let unknown = try UnknownKeys.find(in: data, decoded: value).first {
             throw ScriptError(file: path, (JSONDocument.place(of: unknown, in: [UInt8](data)).map { $0 + ": " } ?? "") + "\(unknown): unknown field")
@@ -79,7 +79,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible {
 
     /// The field path a message starts with, before its first `: `, if it looks like one.
     private static func leadingField(of message: String) -> String? {
-        guard let end = message.range(of: ": ") else { return nil }
+        guard let end = message.firstRange(of: ": ") else { return nil }
         let field = message[..<end.lowerBound]
         let allowed = field.allSatisfy { $0.isLetter || $0.isNumber || "_-.[]".contains($0) }
         return allowed && field.first?.isLetter == true ? String(field) : nil
