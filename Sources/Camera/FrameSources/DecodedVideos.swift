@@ -28,20 +28,11 @@ public enum DecodedVideos {
         }
     }
 
-    private struct Key: Hashable {
-        var path: String
-        var size: Int
-        var modified: Date
-    }
-
-    private static let cache = Locked<[Key: Decoded]>([:])
+    private static let cache = Locked<[FileVersion: Decoded]>([:])
 
     /// The video at `path`, from the cache or decoded now; errors name `uri`, as ``VideoFiles`` gives them.
     static func open(path: String, uri: String) throws(DeviceError) -> any ScreenVideo {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
-        else { return try VideoFile(path: path, uri: uri) }
-        let key = Key(path: path, size: size, modified: modified)
+        guard let key = FileVersion(path: path) else { return try VideoFile(path: path, uri: uri) }
         if let known = cache.withLock({ $0[key] }) { return DecodedVideo(known) }
         let file = try VideoFile(path: path, uri: uri)
         var frames: [Frame] = []

@@ -26,9 +26,7 @@ public enum PreparedClips {
     }
 
     private struct Key: Hashable {
-        var path: String
-        var size: Int
-        var modified: Date
+        var file: FileVersion
         var loudnessGuard: LoudnessGuard?
     }
 
@@ -43,11 +41,8 @@ public enum PreparedClips {
             prepared.audio = prepared.audio.dropping(clip.start)
             return prepared
         }
-        guard case .file(let path) = clip.source,
-              let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
-        else { return try prepared(clip, loudnessGuard) }
-        let key = Key(path: path, size: size, modified: modified, loudnessGuard: loudnessGuard)
+        guard case .file(let path) = clip.source, let file = FileVersion(path: path) else { return try prepared(clip, loudnessGuard) }
+        let key = Key(file: file, loudnessGuard: loudnessGuard)
         if let known = cache.withLock({ $0[key] }) { return known }
         let made = try prepared(clip, loudnessGuard)
         if made.audio.samples.count <= largestCachedSamples {
@@ -57,6 +52,13 @@ public enum PreparedClips {
             }
         }
         return made
+    }
+
+    /// Whether the file of `clip` is kept prepared through `loudnessGuard`, as it is now: what a test checks to see
+    /// that a clip is measured once.
+    public static func isKept(_ clip: AudioClip, guard loudnessGuard: LoudnessGuard?) -> Bool {
+        guard case .file(let path) = clip.source, let file = FileVersion(path: path) else { return false }
+        return cache.withLock { $0[Key(file: file, loudnessGuard: loudnessGuard)] != nil }
     }
 
     /// Audio from memory (speech) through `loudnessGuard`, prepared each time.
