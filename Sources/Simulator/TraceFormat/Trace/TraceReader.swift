@@ -48,10 +48,18 @@ public final class TraceReader {
         try self.init(descriptor: nil, bytes: bytes, file: file)
     }
 
+    private static func bufferSize(of descriptor: FileDescriptor) -> Int {
+        var info = stat()
+        guard fstat(descriptor.rawValue, &info) == 0, info.st_size >= 0 else { return 1 << 20 }
+        return max(4096, min(1 << 20, Int(info.st_size) + 1))
+    }
+
     private init(descriptor: FileDescriptor?, bytes: [UInt8], file: String?) throws(TraceError) {
         self.descriptor = descriptor
         self.file = file
-        self.buffer = descriptor == nil ? bytes : [UInt8](repeating: 0, count: 1 << 20)
+        // Reads go 1 MiB at a time; a smaller file gets a buffer of its size (and a byte to see its end), which a
+        // command on a small trace does not spend start-up time zeroing.
+        self.buffer = descriptor.map { [UInt8](repeating: 0, count: Self.bufferSize(of: $0)) } ?? bytes
         self.filled = descriptor == nil ? bytes.count : 0
         self.atEndOfInput = descriptor == nil
         // Placeholder until the header is known; replaced below.
