@@ -42,7 +42,7 @@ public enum GeoFiles {
         var places: [String: WalkScenario.Place] = [:]
         for (index, point) in root.children(named: "wpt").enumerated() {
             let place = try point.place(file: file)
-            places[point.child("name")?.text.trimmed ?? "waypoint-\(index + 1)"] = place
+            places[point.child("name")?.text.trimmedWhitespace ?? "waypoint-\(index + 1)"] = place
         }
         let trackPoints = root.children(named: "trk").first.map { $0.children(named: "trkseg").flatMap { $0.children(named: "trkpt") } }
         let routePoints = root.children(named: "rte").first?.children(named: "rtept")
@@ -52,8 +52,8 @@ public enum GeoFiles {
         var samples: [(Place: WalkScenario.Place, utc: Int64?)] = []
         for point in points {
             let utc = try point.child("time").map { element -> Int64 in
-                guard let value = parseTime(element.text.trimmed) else {
-                    throw GeoFileError(file: file, line: element.line, message: "<time> '\(element.text.trimmed)' is not an ISO 8601 time")
+                guard let value = parseTime(element.text.trimmedWhitespace) else {
+                    throw GeoFileError(file: file, line: element.line, message: "<time> '\(element.text.trimmedWhitespace)' is not an ISO 8601 time")
                 }
                 return value
             }
@@ -69,7 +69,7 @@ public enum GeoFiles {
         var places: [String: WalkScenario.Place] = [:]
         var samples: [(Place: WalkScenario.Place, utc: Int64?)]?
         for (index, placemark) in root.descendants(named: "Placemark").enumerated() {
-            let name = placemark.child("name")?.text.trimmed ?? "placemark-\(index + 1)"
+            let name = placemark.child("name")?.text.trimmedWhitespace ?? "placemark-\(index + 1)"
             if let point = placemark.descendants(named: "Point").first, let coordinates = point.child("coordinates") {
                 guard let place = try coordinatesList(coordinates, file: file).first else { continue }
                 places[name] = WalkScenario.Place(name: name, coordinate: place.coordinate, alt: place.alt)
@@ -83,8 +83,8 @@ public enum GeoFiles {
                 samples = try zip(whens, coords).map { when, coord in
                     let parts = coord.text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
                     guard parts.count >= 2 else { throw GeoFileError(file: file, line: coord.line, message: "<gx:coord> needs 'longitude latitude [altitude]'") }
-                    guard let utc = parseTime(when.text.trimmed) else {
-                        throw GeoFileError(file: file, line: when.line, message: "<when> '\(when.text.trimmed)' is not an ISO 8601 time")
+                    guard let utc = parseTime(when.text.trimmedWhitespace) else {
+                        throw GeoFileError(file: file, line: when.line, message: "<when> '\(when.text.trimmedWhitespace)' is not an ISO 8601 time")
                     }
                     return (try validated(lat: parts[1], lon: parts[0], alt: parts.count > 2 ? parts[2] : nil, file: file, line: coord.line), utc)
                 }
@@ -158,17 +158,13 @@ private extension XMLTree {
             throw GeoFileError(file: file, line: line, message: "<\(name)> needs numeric lat and lon attributes")
         }
         let altitude = try child("ele").map { element -> Double in
-            guard let value = Double(element.text.trimmed) else {
-                throw GeoFileError(file: file, line: element.line, message: "<ele> '\(element.text.trimmed)' is not a number")
+            guard let value = Double(element.text.trimmedWhitespace) else {
+                throw GeoFileError(file: file, line: element.line, message: "<ele> '\(element.text.trimmedWhitespace)' is not a number")
             }
             return value
         }
         return try GeoFiles.validated(lat: lat, lon: lon, alt: altitude, file: file, line: line)
     }
-}
-
-private extension String {
-    var trimmed: String { trimmedWhitespace }
 }
 
 /// A small element tree read with libxml2's streaming reader (`CLibXML2`), with line numbers for errors.
