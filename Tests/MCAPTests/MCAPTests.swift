@@ -297,6 +297,55 @@ import Testing
         #expect(zstdError.error.map { $0.reason.hasPrefix("the records do not decompress: zstd:") || $0.reason.hasPrefix("CRC mismatch") } == true)
     }
 
+    /// Two CRC-32s and the second string's length give the CRC-32 of both, as zlib's crc32_combine does: what a scan
+    /// uses for a chunk checked on the other thread.
+    @Test func crcsCombineAsTheCRCOfBothStrings() {
+        var random = SystemRandomNumberGenerator()
+        for length in [0, 1, 2, 3, 7, 8, 63, 64, 1000, 65_537] {
+            let first = (0..<(length % 97 + 5)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let second = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            #expect(crc32Combine(crc32(first), crc32(second), length: second.count) == crc32(first + second), "\(length)")
+        }
+        // The check can fail: a wrong length gives another CRC.
+        let (a, b) = ([UInt8](repeating: 1, count: 10), [UInt8](repeating: 2, count: 10))
+        #expect(crc32Combine(crc32(a), crc32(b), length: 9) != crc32(a + b))
+    }
+
+    /// A scan unpacks the next chunk on another thread while it hands over this one's messages: the messages, their
+    /// order, the bytes read and the first error are the same as with that off, from a file and from memory.
+    @Test(arguments: [MCAPCompression.lz4, .zstd, .none])
+    func aScanThatUnpacksAheadGivesWhatAScanInTurnGives(compression: MCAPCompression) throws {
+        let path = try makeScratchFolder() + "/ahead.mcap"
+        _ = try Self.writeSample(path, compression: compression, count: 5000, chunkSize: 4096)
+        func scan(_ reader: MCAPReader, ahead: Bool) -> (messages: [UInt64], error: MCAPError?, read: UInt64) {
+            reader.prefetchesChunks = ahead
+            var messages: [UInt64] = []
+            do {
+                try reader.scan({ _ in }, messages: { messages.append($0.logTime ^ UInt64($0.sequence) << 40) })
+                return (messages, nil, reader.bytesRead)
+            } catch {
+                return (messages, error as? MCAPError, reader.bytesRead)
+            }
+        }
+        let inTurn = scan(try MCAPReader(path: path), ahead: false)
+        let ahead = scan(try MCAPReader(path: path), ahead: true)
+        let (inTurnMessages, aheadMessages) = (inTurn.messages, ahead.messages)
+        #expect(inTurn.error == nil && inTurn.messages.count == 5000)
+        #expect(aheadMessages == inTurnMessages && ahead.error == nil && ahead.read == inTurn.read)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(scan(try MCAPReader(bytes: bytes), ahead: true).messages == inTurn.messages)
+
+        // A byte changed in the fourth chunk's records: its CRC (or its codec) fails, after the chunks before it.
+        let chunks = try #require(try MCAPReader(bytes: bytes).summary()).chunkIndexes
+        var damaged = bytes
+        damaged[Int(chunks[3].chunkStartOffset + chunks[3].chunkLength) - 3] ^= 0xFF
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        let damagedInTurn = scan(try MCAPReader(path: path), ahead: false)
+        let damagedAhead = scan(try MCAPReader(path: path), ahead: true)
+        #expect(damagedInTurn.error != nil && damagedInTurn.error?.offset == chunks[3].chunkStartOffset)
+        #expect(damagedAhead.messages == damagedInTurn.messages && damagedAhead.error == damagedInTurn.error)
+    }
+
     @Test func aDamagedSummaryIsCaughtByItsCRC() throws {
         let bytes = try Self.writeSample(nil, compression: .zstd, count: 50).bytes
         let summaryStart = try #require(try MCAPReader(bytes: bytes).summary()).chunkIndexes.last.map { Int($0.chunkStartOffset + $0.chunkLength) }

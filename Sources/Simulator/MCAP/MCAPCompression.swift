@@ -89,6 +89,18 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
         _ bytes: ArraySlice<UInt8>, size: Int, codec: String,
         step: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> (taken: Int, given: Int, frameEnded: Bool, error: String?)
     ) -> Result<[UInt8], DecompressionFailure> {
+        // When the output may be as large as the chunk says (the usual case: records rarely compress 4:1), it is
+        // decompressed straight into memory that is not zeroed first, and cut to what the codec wrote.
+        if size <= max(1 << 16, 4 * bytes.count) {
+            var failure: String?
+            let output = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+                failure = bytes.withUnsafeBytes { input in
+                    drain(input, into: UnsafeMutableRawBufferPointer(buffer), size: size, codec: codec, step: step, produced: &initialized)
+                }
+            }
+            if let failure { return .failure(DecompressionFailure(failure)) }
+            return .success(output)
+        }
         var output = [UInt8](repeating: 0, count: min(size, max(1 << 16, 4 * bytes.count)))
         var produced = 0, consumed = 0
         let failure: String? = bytes.withUnsafeBytes { input in
@@ -116,6 +128,30 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
         return .success(output)
     }
 
+    /// Runs `step` from the start of `input` into `output` (`size` bytes, all the chunk may hold) until the input is
+    /// used up; `produced` is what it wrote. Returns why it failed, if it did.
+    private static func drain(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, size: Int, codec: String,
+        step: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> (taken: Int, given: Int, frameEnded: Bool, error: String?),
+        produced: inout Int
+    ) -> String? {
+        var consumed = 0
+        while true {
+            let (taken, given, frameEnded, error) = step(
+                UnsafeRawBufferPointer(rebasing: input[consumed...]), UnsafeMutableRawBufferPointer(rebasing: output[produced...]))
+            if let error { return "\(codec): \(error)" }
+            consumed += taken
+            produced += given
+            if frameEnded && consumed == input.count {
+                return produced == size ? nil : "\(codec) gave \(produced) bytes where the chunk says \(size)"
+            }
+            if taken == 0 && given == 0 {
+                if consumed == input.count { return "\(codec): the frame is cut short" }
+                return produced == size ? "\(codec) gives more than the \(size) bytes the chunk says" : "\(codec) makes no progress"
+            }
+        }
+    }
+
     /// Why a chunk's records could not be decompressed.
     struct DecompressionFailure: Error {
         let reason: String
@@ -124,7 +160,7 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
 }
 
 /// The CRC-32 (zlib's, as MCAP specifies) of `bytes`, continuing from `crc`, through libdeflate.
-func crc32(_ bytes: some Collection<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
+package func crc32(_ bytes: some Collection<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
     var value = crc
     let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
         guard let base = buffer.baseAddress else { return }
@@ -132,4 +168,38 @@ func crc32(_ bytes: some Collection<UInt8>, continuing crc: UInt32 = 0) -> UInt3
     }
     if done == nil { return crc32(Array(bytes), continuing: crc) }
     return value
+}
+
+/// The CRC-32 of two byte strings one after the other, from the CRC-32 of each and the second's length (zlib's
+/// `crc32_combine`, which libdeflate lacks): what a scan needs when a chunk's bytes were checked on another thread.
+package func crc32Combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
+    guard length > 0 else { return first }
+    // Appending `length` zero bytes to the first string is a linear map over GF(2), applied by squaring the
+    // operator for one zero bit: `odd` and `even` hold the operator for 2^k zero bits in turn.
+    func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
+        var sum: UInt32 = 0, vector = vector, row = 0
+        while vector != 0 {
+            if vector & 1 != 0 { sum ^= matrix[row] }
+            vector >>= 1
+            row += 1
+        }
+        return sum
+    }
+    func square(_ matrix: [UInt32]) -> [UInt32] { (0..<32).map { times(matrix, matrix[$0]) } }
+    var odd = [UInt32](repeating: 0, count: 32)
+    odd[0] = 0xEDB8_8320  // the reflected polynomial: one zero bit
+    for bit in 1..<32 { odd[bit] = 1 << UInt32(bit - 1) }
+    var even = square(odd)  // two zero bits
+    odd = square(even)  // four
+    var crc = first, remaining = length
+    repeat {
+        even = square(odd)  // the first pass: one zero byte
+        if remaining & 1 != 0 { crc = times(even, crc) }
+        remaining >>= 1
+        if remaining == 0 { break }
+        odd = square(even)
+        if remaining & 1 != 0 { crc = times(odd, crc) }
+        remaining >>= 1
+    } while remaining != 0
+    return crc ^ second
 }

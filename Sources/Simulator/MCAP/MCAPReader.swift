@@ -1,3 +1,4 @@
+import Dispatch
 import SystemPackage
 
 /// Reads an MCAP file, from a path (with positioned reads, so that an indexed read touches only the chunks it needs)
@@ -30,6 +31,9 @@ public final class MCAPReader {
     /// default. Off, a read that trusts the file skips the CRC-32 of every byte, as PyPI `mcap`'s reader does
     /// unless asked; everything else is still checked.
     public var checksCRCs = true
+    /// Whether a scan decompresses and checks the next chunk on another thread while it hands over the records of
+    /// this one (the default). What it hands over, and in what order, is the same either way.
+    public var prefetchesChunks = true
 
     private let descriptor: FileDescriptor?
     /// The bytes read last: the file's `window.start ..< window.start + window.bytes.count`.
@@ -208,10 +212,38 @@ public final class MCAPReader {
         try checkMagic()
         var state = ScanState(repeats: repeats, checksCRCs: checksCRCs)
         var offset: UInt64 = 8
+        /// The next chunk, being unpacked on another thread while this one's records are handed over.
+        var pending: PendingChunk?
+        // A scan that stops early (an error, or `visit` throwing) waits for the chunk in flight, which reads the
+        // window's bytes.
+        defer { _ = try? pending?.wait() }
         var crc = crc32(mcapMagic)
         /// The summary section's CRC so far, from the record after Data End on.
         var summaryCRC: UInt32?
         while true {
+            if let ahead = pending, ahead.offset == offset {
+                // Read and unpacked on the other thread: its bytes are not read again here.
+                let (records, recordCRC) = try ahead.wait()
+                let next = offset + 9 + UInt64(ahead.length)
+                bytesRead += UInt64(ahead.bytesRead)
+                if checksCRCs {
+                    if let running = summaryCRC {
+                        summaryCRC = crc32Combine(running, recordCRC, length: 9 + ahead.length)
+                    } else {
+                        crc = crc32Combine(crc, recordCRC, length: 9 + ahead.length)
+                    }
+                }
+                pending = prefetchesChunks ? prefetch(after: next) : nil
+                if let messages {
+                    try forEachMessage(inChunk: records, at: offset, &state, visit, messages)
+                } else {
+                    try forEachRecord(inChunk: records, at: offset) { opcode, record, start in
+                        try state.read(opcode, &record, at: UInt64(start), visit)
+                    }
+                }
+                offset = next
+                continue
+            }
             let (opcode, content, next) = try record(at: offset, limit: size)
             let name = MCAPOpcode.name(of: opcode)
             var input = decoder(content, record: name)
@@ -248,6 +280,12 @@ public final class MCAPReader {
                 return
             case .chunk:
                 let records = try self.chunk(&input, at: offset)
+                // The record's own bytes go into the data section's CRC now: looking ahead moves the window.
+                if checksCRCs {
+                    let bytes = window.bytes[(content.lowerBound - 9)..<content.upperBound]
+                    if let running = summaryCRC { summaryCRC = crc32(bytes, continuing: running) } else { crc = crc32(bytes, continuing: crc) }
+                }
+                pending = prefetchesChunks ? prefetch(after: next) : nil
                 if let messages {
                     try forEachMessage(inChunk: records, at: offset, &state, visit, messages)
                 } else {
@@ -255,6 +293,8 @@ public final class MCAPReader {
                         try state.read(opcode, &record, at: UInt64(start), visit)
                     }
                 }
+                offset = next
+                continue
             case .message where messages != nil:
                 try window.bytes.withUnsafeBytes { raw in
                     try messages!(try state.view(raw, content, chunk: nil, at: offset, file: path))
@@ -427,7 +467,22 @@ public final class MCAPReader {
 
     /// A Chunk record's records, decompressed and checked against its CRC.
     private func chunk(_ input: inout MCAPDecoder, at offset: UInt64) throws(MCAPError) -> ChunkRecords {
-        func fail(_ reason: String) -> MCAPError { MCAPError(file: path, offset: offset, record: "Chunk", reason) }
+        try Self.unpack(try Self.chunkFields(&input, at: offset, file: path), checkingCRC: checksCRCs, file: path, at: offset).get()
+    }
+
+    /// What a Chunk record says of its records, and their bytes as stored.
+    private struct ChunkFields: Sendable {
+        var size: Int
+        var expectedCRC: UInt32
+        var compression: MCAPCompression
+        /// The stored records: `bytes[stored]`.
+        var bytes: [UInt8]
+        var stored: Range<Int>
+    }
+
+    /// A Chunk record's fields, checked, with nothing decompressed.
+    private static func chunkFields(_ input: inout MCAPDecoder, at offset: UInt64, file: String) throws(MCAPError) -> ChunkFields {
+        func fail(_ reason: String) -> MCAPError { MCAPError(file: file, offset: offset, record: "Chunk", reason) }
         _ = try input.u64("message_start_time")
         _ = try input.u64("message_end_time")
         let size = try input.u64("uncompressed_size")
@@ -438,21 +493,129 @@ public final class MCAPReader {
             throw fail("unknown compression '\(name)' (known: none, zstd, lz4)")
         }
         guard size <= 1 << 32 else { throw fail("an uncompressed size of \(size) bytes is past what this reader takes (4 GiB)") }
+        return ChunkFields(size: Int(size), expectedCRC: expected, compression: compression, bytes: input.bytes, stored: records)
+    }
+
+    /// The records of a chunk, decompressed and checked against its CRC: no state of the reader's, so that it runs
+    /// on another thread for the chunk after the one being read.
+    private static func unpack(_ fields: ChunkFields, checkingCRC: Bool, file: String, at offset: UInt64) -> Result<ChunkRecords, MCAPError> {
+        func fail(_ reason: String) -> MCAPError { MCAPError(file: file, offset: offset, record: "Chunk", reason) }
         let decompressed: ChunkRecords
-        if compression == .none {
-            guard records.count == size else { throw fail("the records do not decompress: the records are \(records.count) bytes where the chunk says \(size)") }
-            decompressed = ChunkRecords(bytes: input.bytes, range: records)
+        if fields.compression == .none {
+            guard fields.stored.count == fields.size else {
+                return .failure(fail("the records do not decompress: the records are \(fields.stored.count) bytes where the chunk says \(fields.size)"))
+            }
+            decompressed = ChunkRecords(bytes: fields.bytes, range: fields.stored)
         } else {
-            switch compression.decompress(input.bytes[records], size: Int(size)) {
+            switch fields.compression.decompress(fields.bytes[fields.stored], size: fields.size) {
             case .success(let bytes): decompressed = ChunkRecords(bytes: bytes, range: bytes.indices)
-            case .failure(let failure): throw fail("the records do not decompress: \(failure.reason)")
+            case .failure(let failure): return .failure(fail("the records do not decompress: \(failure.reason)"))
             }
         }
-        if checksCRCs && expected != 0 {
+        if checkingCRC && fields.expectedCRC != 0 {
             let crc = crc32(decompressed.bytes[decompressed.range])
-            guard crc == expected else { throw fail("CRC mismatch: the records' CRC-32 is \(crc), the chunk says \(expected)") }
+            guard crc == fields.expectedCRC else { return .failure(fail("CRC mismatch: the records' CRC-32 is \(crc), the chunk says \(fields.expectedCRC)")) }
         }
-        return decompressed
+        return .success(decompressed)
+    }
+
+    /// A chunk read, decompressed and checked on another thread while the scan hands over the records before it.
+    private final class PendingChunk: @unchecked Sendable {
+        /// The Chunk record's offset and content length.
+        let offset: UInt64, length: Int
+        /// The bytes it reads from the file: its content past what the scan's window held.
+        let bytesRead: Int
+        private let done = DispatchSemaphore(value: 0)
+        private var result: Result<(records: ChunkRecords, recordCRC: UInt32), MCAPError>?
+
+        /// Unpacks the record's content: `held`, what the scan's window holds of it, then the rest from `descriptor`.
+        init(
+            at offset: UInt64, length: Int, opcode: UInt8, held: (bytes: [UInt8], range: Range<Int>), descriptor: FileDescriptor?, checkingCRC: Bool,
+            file: String
+        ) {
+            self.offset = offset
+            self.length = length
+            bytesRead = length - held.range.count
+            DispatchQueue.global().async { [self] in
+                result = Self.unpack(at: offset, length: length, opcode: opcode, held: held, descriptor: descriptor, checkingCRC: checkingCRC, file: file)
+                done.signal()
+            }
+        }
+
+        private static func unpack(
+            at offset: UInt64, length: Int, opcode: UInt8, held: (bytes: [UInt8], range: Range<Int>), descriptor: FileDescriptor?,
+            checkingCRC: Bool, file: String
+        ) -> Result<(records: ChunkRecords, recordCRC: UInt32), MCAPError> {
+            // The content as held, where the window holds all of it; else what it holds, then the rest read.
+            var (content, range) = held
+            if range.count < length {
+                guard let descriptor else { return .failure(MCAPError(file: file, offset: offset, record: "Chunk", "the file ended while being read")) }
+                var failure: (any Error)?
+                content = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+                    held.bytes[held.range].withUnsafeBufferPointer {
+                        _ = UnsafeMutableBufferPointer(rebasing: buffer[0..<held.range.count]).initialize(from: $0)
+                    }
+                    initialized = held.range.count
+                    do {
+                        while initialized < length {
+                            let got = try descriptor.read(
+                                fromAbsoluteOffset: Int64(offset) + 9 + Int64(initialized),
+                                into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[initialized...]))
+                            guard got > 0 else { break }
+                            initialized += got
+                        }
+                    } catch {
+                        failure = error
+                    }
+                }
+                if let failure { return .failure(MCAPError(file: file, offset: offset, record: "Chunk", "cannot read: \(failure)")) }
+                guard content.count == length else { return .failure(MCAPError(file: file, offset: offset, record: "Chunk", "the file ended while being read")) }
+                range = 0..<length
+            }
+            // The record as the data section's CRC takes it: opcode, length, content.
+            var header = [opcode]
+            withUnsafeBytes(of: UInt64(length).littleEndian) { header += $0 }
+            let recordCRC = checkingCRC ? crc32(content[range], continuing: crc32(header)) : 0
+            var input = MCAPDecoder(content, from: range.lowerBound, to: range.upperBound, base: offset + 9 - UInt64(range.lowerBound), file: file, record: "Chunk")
+            return Result { () throws(MCAPError) in
+                let fields = try MCAPReader.chunkFields(&input, at: offset, file: file)
+                return (try MCAPReader.unpack(fields, checkingCRC: checkingCRC, file: file, at: offset).get(), recordCRC)
+            }
+        }
+
+        private var waited = false
+
+        /// The records and the record's CRC-32, once ready (waiting once; a second call gives the same).
+        func wait() throws(MCAPError) -> (records: ChunkRecords, recordCRC: UInt32) {
+            if !waited {
+                done.wait()
+                waited = true
+            }
+            return try result!.get()
+        }
+    }
+
+    /// Starts reading and unpacking the first chunk after `offset` on another thread, when only message indexes
+    /// (which a scan reads after the chunk they index) stand between. Anything else, or anything wrong, is left for
+    /// the scan to meet in its turn: nothing is started then.
+    private func prefetch(after offset: UInt64) -> PendingChunk? {
+        var at = offset
+        for _ in 0..<4096 {
+            guard size >= at, size - at >= 9, let index = try? load(at, 9, record: "file") else { return nil }
+            let opcode = window.bytes[index]
+            var length: UInt64 = 0
+            for byte in (1...8).reversed() { length = length << 8 | UInt64(window.bytes[index + byte]) }
+            guard length <= size - at - 9 else { return nil }
+            if opcode == MCAPOpcode.chunk.rawValue {
+                // What the window holds of the content is not read again (in memory, the window is the whole file).
+                let held = (window.bytes, (index + 9)..<min(window.bytes.count, index + 9 + Int(length)))
+                return PendingChunk(
+                    at: at, length: Int(length), opcode: opcode, held: held, descriptor: descriptor, checkingCRC: checksCRCs, file: path)
+            }
+            guard opcode == MCAPOpcode.messageIndex.rawValue else { return nil }
+            at += 9 + length
+        }
+        return nil
     }
 
     // MARK: The summary

@@ -511,10 +511,17 @@ extension MCAPDecoder {
     mutating func messageIndex() throws(MCAPError) -> MCAPMessageIndex {
         let channelID = try u16("channel_id")
         let length = try u32("records")
-        var entries: [MCAPMessageIndex.Entry] = []
         guard length % 16 == 0 else { throw error("records: \(length) bytes is not a whole number of 16-byte entries") }
-        for _ in 0..<(length / 16) {
-            entries.append(MCAPMessageIndex.Entry(logTime: try u64("log_time"), offset: try u64("offset")))
+        // The entries' bytes are checked once and read in one loop: a chunk of a million-sample file indexes 18,000
+        // messages, and reading them field by field was a sixth of a scan's time.
+        let range = try take(Int(length), "records")
+        let entries = bytes.withUnsafeBytes { raw in
+            (0..<(range.count / 16)).map { index in
+                let at = range.lowerBound + 16 * index
+                return MCAPMessageIndex.Entry(
+                    logTime: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                    offset: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+            }
         }
         return MCAPMessageIndex(channelID: channelID, entries: entries)
     }
