@@ -29,6 +29,40 @@ import TraceFormat
         #expect(paced.events == fast.events)
     }
 
+    /// An app whose config names a greeting and a file holding a second one, which it logs at start.
+    struct Greeter: RunnableApp {
+        static let name = "greeter"
+        struct Config: Codable { var greeting: String; var more: String }
+        struct More: Codable { var greeting: String }
+        var greetings: [String]
+        static func load(config: some AppConfigFiles) throws -> Greeter {
+            let main = try config.decode(Config.self)
+            return Greeter(greetings: [main.greeting, try config.decode(More.self, file: main.more).greeting])
+        }
+        mutating func start(at time: Timestamp, output: inout AppOutput) {}
+        mutating func handle(_ input: AppInput, output: inout AppOutput) {}
+    }
+
+    /// An app built from a config is kept for the next scenario on that config only while every file the config read
+    /// holds the same bytes: a change to either file, even one of the same size written at once, is seen.
+    @Test func anAppBuiltFromAConfigIsRebuiltWhenAFileItReadChanges() throws {
+        let folder = try makeScratchFolder()
+        let (config, more) = (folder + "/greeter.json", folder + "/more.json")
+        try #"{"greeting": "hello", "more": "more.json"}"#.write(toFile: config, atomically: false, encoding: .utf8)
+        try #"{"greeting": "again"}"#.write(toFile: more, atomically: false, encoding: .utf8)
+        let catalog = AppCatalog([Greeter.self])
+        func greetings() throws -> [String] { try #require(try catalog.load("greeter", config: config) as? Greeter).greetings }
+        #expect(try greetings() == ["hello", "again"])
+        #expect(try greetings() == ["hello", "again"])
+        try #"{"greeting": "howdy", "more": "more.json"}"#.write(toFile: config, atomically: false, encoding: .utf8)
+        #expect(try greetings() == ["howdy", "again"])
+        try #"{"greeting": "anew!"}"#.write(toFile: more, atomically: false, encoding: .utf8)
+        #expect(try greetings() == ["howdy", "anew!"])
+        // A file gone is the file's error, not the kept app.
+        try FileManager.default.removeItem(atPath: more)
+        #expect(throws: (any Error).self) { try greetings() }
+    }
+
     /// An app that logs every input it is fed, with its channel.
     struct Echo: AppLogic {
         static let name = "echo"

@@ -1,6 +1,7 @@
 public import AppCore
 public import HAL
 public import Replay
+import FoundationEssentials
 import Synthesis
 public import TraceFormat
 
@@ -26,22 +27,65 @@ public struct AppCatalog: Sendable {
     }
 
     /// Builds the app called `name` from its config file. Errors name the file and the field.
+    ///
+    /// An app that is a value is built once per config and process and handed out as a copy, as long as every file
+    /// its config read still holds the same bytes: a suite runs hundreds of scenarios of one app on one config, and
+    /// decoding it for each was a twentieth of their time (reading a few kilobytes again to compare is not). An app
+    /// that is a class is built each time.
     public func load(_ name: String, config path: String) throws -> any RunnableApp {
         let app = try app(named: name)
+        let key = LoadedApp.Key(app: ObjectIdentifier(app), config: path)
+        if let known = LoadedApp.cache.withLock({ $0[key] }), known.files.allSatisfy({ ConfigFiles.contents(of: $0.path) == $0.bytes }) {
+            return known.app
+        }
+        let files = ConfigFiles(path: path)
+        let loaded: any RunnableApp
         do {
-            return try app.load(config: ConfigFiles(path: path))
+            loaded = try app.load(config: files)
         } catch let error as AppConfigError {
             throw ScriptError.located(file: path, error.description)
         }
+        if !(type(of: loaded) is AnyObject.Type) {
+            let read = files.read.withLock { $0 }
+            LoadedApp.cache.withLock { cache in
+                if cache.count >= 64 { cache.removeAll() }
+                cache[key] = LoadedApp(app: loaded, files: read)
+            }
+        }
+        return loaded
     }
+}
+
+/// An app built from its config, and the files the config read, as they were.
+private struct LoadedApp: Sendable {
+    struct Key: Hashable, Sendable {
+        var app: ObjectIdentifier
+        var config: String
+    }
+
+    static let cache = Locked<[Key: LoadedApp]>([:])
+
+    var app: any RunnableApp
+    var files: [(path: String, bytes: [UInt8])]
 }
 
 /// An app's config file read through `ScriptFile`: JSON with errors naming the file, line and field.
 struct ConfigFiles: AppConfigFiles {
     let path: String
+    /// The files decoded, with their bytes, in order.
+    let read = Locked<[(path: String, bytes: [UInt8])]>([])
 
     func decode<Value: Codable>(_ type: Value.Type, file: String?) throws -> Value {
-        try ScriptFile.decode(path: file.map(resolve) ?? path)
+        let path = file.map(resolve) ?? self.path
+        // A file that cannot be read is ScriptFile's error, which names it.
+        guard let bytes = Self.contents(of: path) else { return try ScriptFile.decode(path: path) }
+        read.withLock { $0.append((path, bytes)) }
+        return try ScriptFile.decode(bytes, file: path)
+    }
+
+    /// The bytes of the file at `path`, or `nil` when it cannot be read.
+    static func contents(of path: String) -> [UInt8]? {
+        (try? Data(contentsOf: URL(fileURLWithPath: path))).map { [UInt8]($0) }
     }
 
     func resolve(_ path: String) -> String { TracePath.resolve(path, inTraceAt: self.path) }
