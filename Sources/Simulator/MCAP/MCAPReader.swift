@@ -217,6 +217,16 @@ public final class MCAPReader {
         // A scan that stops early (an error, or `visit` throwing) waits for the chunk in flight, which reads the
         // window's bytes.
         defer { _ = try? pending?.wait() }
+        /// A chunk's records, handed over in order.
+        func handOver(_ records: ChunkRecords, at offset: UInt64) throws {
+            if let messages {
+                try forEachMessage(inChunk: records, at: offset, &state, visit, messages)
+            } else {
+                try forEachRecord(inChunk: records, at: offset) { opcode, record, start in
+                    try state.read(opcode, &record, at: UInt64(start), visit)
+                }
+            }
+        }
         var crc = crc32(mcapMagic)
         /// The summary section's CRC so far, from the record after Data End on.
         var summaryCRC: UInt32?
@@ -234,13 +244,7 @@ public final class MCAPReader {
                     }
                 }
                 pending = prefetchesChunks ? prefetch(after: next) : nil
-                if let messages {
-                    try forEachMessage(inChunk: records, at: offset, &state, visit, messages)
-                } else {
-                    try forEachRecord(inChunk: records, at: offset) { opcode, record, start in
-                        try state.read(opcode, &record, at: UInt64(start), visit)
-                    }
-                }
+                try handOver(records, at: offset)
                 offset = next
                 continue
             }
@@ -286,13 +290,7 @@ public final class MCAPReader {
                     if let running = summaryCRC { summaryCRC = crc32(bytes, continuing: running) } else { crc = crc32(bytes, continuing: crc) }
                 }
                 pending = prefetchesChunks ? prefetch(after: next) : nil
-                if let messages {
-                    try forEachMessage(inChunk: records, at: offset, &state, visit, messages)
-                } else {
-                    try forEachRecord(inChunk: records, at: offset) { opcode, record, start in
-                        try state.read(opcode, &record, at: UInt64(start), visit)
-                    }
-                }
+                try handOver(records, at: offset)
                 offset = next
                 continue
             case .message where messages != nil:
