@@ -121,6 +121,14 @@ import NMEA
         }
     }
 
+    /// libxml2's warnings are not errors: a relative namespace URI (a warning in libxml2) still parses, with entities
+    /// and CDATA read as text.
+    @Test func aWarningIsNotAnError() throws {
+        let gpx = #"<gpx xmlns="gpx"><wpt lat="49.26" lon="-123.25"><name>A &amp; B <![CDATA[<here>]]></name></wpt></gpx>"#
+        let imported = try GeoFiles.importGPX(Array(gpx.utf8), file: "relative.gpx")
+        #expect(imported.places.keys.sorted() == ["A & B <here>"])
+    }
+
     @Test func malformedXMLSaysWhere() {
         do {
             _ = try GeoFiles.importGPX(Array("<gpx>\n<trk>\n</gpx>".utf8), file: "cut.gpx")

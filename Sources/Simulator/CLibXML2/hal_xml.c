@@ -6,7 +6,8 @@
 
 static void keep_first_error(void *argument, xmlErrorPtr found) {
     hal_xml_error *error = argument;
-    if (error->code != 0 || found == NULL) return;
+    // Warnings (a relative namespace URI, say) are not errors: the document is still well-formed.
+    if (error->code != 0 || found == NULL || found->level < XML_ERR_ERROR) return;
     error->code = found->code != 0 ? found->code : -1;
     error->line = found->line;
     error->column = found->int2;

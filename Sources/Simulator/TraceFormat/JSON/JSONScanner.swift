@@ -334,7 +334,16 @@ package struct JSONScanner {
             // None once 19 are kept: an integer part of more than 19 digits leaves no room for its fraction's.
             let taken = max(0, min(19 &- digitCount, run.upperBound &- index))
             var value = mantissa
-            for position in index..<(index &+ taken) { value = value &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0")) }
+            var position = index
+            // Eight digits at a time while eight remain to take, then one at a time.
+            while position &+ 8 <= index &+ taken {
+                value = value &* 100_000_000 &+ JSONScanner.eightDigits(bytes, at: position)
+                position &+= 8
+            }
+            while position < index &+ taken {
+                value = value &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0"))
+                position &+= 1
+            }
             mantissa = value
             let dropped = run.upperBound &- index &- taken
             digitCount &+= taken &+ dropped
@@ -414,6 +423,18 @@ package struct JSONScanner {
         let bytes = self.bytes
         let start = position
         var index = start
+        // Eight bytes at a time: the run ends at the first byte of a word that is not a digit.
+        while index &+ 8 <= bytes.count {
+            let notDigits = Self.nonDigitBytes(bytes, at: index)
+            if notDigits == 0 {
+                index &+= 8
+                continue
+            }
+            index &+= notDigits.trailingZeroBitCount >> 3
+            sink.digits(bytes, start..<index, fractional: fractional)
+            position = index
+            return
+        }
         while index < bytes.count, isDigit(bytes[index]) { index &+= 1 }
         sink.digits(bytes, start..<index, fractional: fractional)
         position = index
@@ -421,6 +442,32 @@ package struct JSONScanner {
 
     @inline(__always)
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    /// The eight bytes at `index`, first byte lowest, as one word.
+    @inline(__always)
+    static func word(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+    }
+
+    /// A word with the top bit set in each of the eight bytes at `index` that is not an ASCII digit, and perhaps in
+    /// bytes after the first such (a carry may run on past it), never before: its lowest set bit marks the first.
+    @inline(__always)
+    static func nonDigitBytes(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
+        // A digit is 0x30...0x39: xor with 0x30 leaves 0...9, and adding 0x76 sets the top bit of 10 or more.
+        let offset = word(bytes, at: index) ^ 0x3030_3030_3030_3030
+        return ((offset &+ 0x7676_7676_7676_7676) | offset) & 0x8080_8080_8080_8080
+    }
+
+    /// The eight ASCII digits at `index` as a number, the first the most significant (three multiplications
+    /// instead of eight: pairs, then fours, then the eight).
+    @inline(__always)
+    static func eightDigits(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
+        var value = word(bytes, at: index) &- 0x3030_3030_3030_3030
+        value = value &* 10 &+ (value >> 8)
+        let low = (value & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 << 32))
+        let high = ((value >> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 << 32))
+        return (low &+ high) >> 32
+    }
 
     private static let exactPowersOfTen: [Double] = (0...22).map { power in
         var value = 1.0
