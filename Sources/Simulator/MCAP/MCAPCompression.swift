@@ -83,71 +83,64 @@ public enum MCAPCompression: String, Sendable, CaseIterable {
     }
 
     /// Runs `step` (which decompresses from the start of an input window into an output window, and says how much it
-    /// took and gave and whether a frame ended, or its error) until the input is used up, growing the output up to
-    /// `size` bytes as it fills.
+    /// took and gave and whether a frame ended, or its error) until the input is used up.
+    ///
+    /// The output starts at what the input could plausibly give (4:1, at least 64 KiB) and doubles as it fills, up to
+    /// `size` bytes: memory follows what the compressed bytes really hold, not what a damaged chunk header claims. It
+    /// is never zeroed first: each buffer holds what was written so far and is cut to what the codec wrote.
     private static func inflate(
         _ bytes: ArraySlice<UInt8>, size: Int, codec: String,
         step: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> (taken: Int, given: Int, frameEnded: Bool, error: String?)
     ) -> Result<[UInt8], DecompressionFailure> {
-        // When the output may be as large as the chunk says (the usual case: records rarely compress 4:1), it is
-        // decompressed straight into memory that is not zeroed first, and cut to what the codec wrote.
-        if size <= max(1 << 16, 4 * bytes.count) {
-            var failure: String?
-            let output = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-                failure = bytes.withUnsafeBytes { input in
-                    drain(input, into: UnsafeMutableRawBufferPointer(buffer), size: size, codec: codec, step: step, produced: &initialized)
-                }
-            }
-            if let failure { return .failure(DecompressionFailure(failure)) }
-            return .success(output)
-        }
-        var output = [UInt8](repeating: 0, count: min(size, max(1 << 16, 4 * bytes.count)))
-        var produced = 0, consumed = 0
-        let failure: String? = bytes.withUnsafeBytes { input in
-            while true {
-                if produced == output.count, output.count < size {
-                    output += repeatElement(0, count: min(size, 2 * output.count) - output.count)
-                }
-                let (taken, given, frameEnded, error) = output.withUnsafeMutableBytes { out in
-                    step(UnsafeRawBufferPointer(rebasing: input[consumed...]), UnsafeMutableRawBufferPointer(rebasing: out[produced...]))
-                }
-                if let error { return "\(codec): \(error)" }
-                consumed += taken
-                produced += given
-                if frameEnded && consumed == input.count { return nil }
-                if taken == 0 && given == 0 {
-                    if consumed == input.count { return "\(codec): the frame is cut short" }
-                    return produced == size ? "\(codec) gives more than the \(size) bytes the chunk says" : "\(codec) makes no progress"
-                }
-            }
-        }
-        if let failure { return .failure(DecompressionFailure(failure)) }
-        guard produced == size else {
-            return .failure(DecompressionFailure("\(codec) gave \(produced) bytes where the chunk says \(size)"))
-        }
-        return .success(output)
-    }
-
-    /// Runs `step` from the start of `input` into `output` (`size` bytes, all the chunk may hold) until the input is
-    /// used up; `produced` is what it wrote. Returns why it failed, if it did.
-    private static func drain(
-        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, size: Int, codec: String,
-        step: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> (taken: Int, given: Int, frameEnded: Bool, error: String?),
-        produced: inout Int
-    ) -> String? {
+        var capacity = min(size, max(1 << 16, 4 * bytes.count))
+        var output: [UInt8] = []
         var consumed = 0
         while true {
+            var outcome = Drained.full
+            let written = output
+            output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                if !written.isEmpty { _ = UnsafeMutableBufferPointer(rebasing: buffer[..<written.count]).initialize(from: written) }
+                initialized = written.count
+                outcome = bytes.withUnsafeBytes { input in
+                    drain(input, consumed: &consumed, into: UnsafeMutableRawBufferPointer(buffer), produced: &initialized, size: size, codec: codec, step: step)
+                }
+            }
+            switch outcome {
+            case .done: return .success(output)
+            case .failed(let reason): return .failure(DecompressionFailure(reason))
+            case .full: capacity = min(size, 2 * capacity)
+            }
+        }
+    }
+
+    /// How ``drain(_:consumed:into:produced:size:codec:step:)`` stopped.
+    private enum Drained {
+        /// The input is used up and gave `size` bytes.
+        case done
+        /// The output is full before `size` bytes: a larger one is needed.
+        case full
+        case failed(String)
+    }
+
+    /// Runs `step` from `consumed` in `input` into `output` from `produced`, until the input is used up, the output
+    /// (short of `size` bytes) is full, or the codec fails.
+    private static func drain(
+        _ input: UnsafeRawBufferPointer, consumed: inout Int, into output: UnsafeMutableRawBufferPointer, produced: inout Int, size: Int,
+        codec: String, step: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> (taken: Int, given: Int, frameEnded: Bool, error: String?)
+    ) -> Drained {
+        while true {
+            if produced == output.count, output.count < size { return .full }
             let (taken, given, frameEnded, error) = step(
                 UnsafeRawBufferPointer(rebasing: input[consumed...]), UnsafeMutableRawBufferPointer(rebasing: output[produced...]))
-            if let error { return "\(codec): \(error)" }
+            if let error { return .failed("\(codec): \(error)") }
             consumed += taken
             produced += given
             if frameEnded && consumed == input.count {
-                return produced == size ? nil : "\(codec) gave \(produced) bytes where the chunk says \(size)"
+                return produced == size ? .done : .failed("\(codec) gave \(produced) bytes where the chunk says \(size)")
             }
             if taken == 0 && given == 0 {
-                if consumed == input.count { return "\(codec): the frame is cut short" }
-                return produced == size ? "\(codec) gives more than the \(size) bytes the chunk says" : "\(codec) makes no progress"
+                if consumed == input.count { return .failed("\(codec): the frame is cut short") }
+                return .failed(produced == size ? "\(codec) gives more than the \(size) bytes the chunk says" : "\(codec) makes no progress")
             }
         }
     }

@@ -153,16 +153,22 @@ public final class MCAPReader {
         guard limit >= offset, limit - offset >= 9 else {
             throw MCAPError(file: path, offset: offset, record: "file", "a record needs 9 bytes of opcode and length, and \(limit - min(limit, offset)) are left (cut short?)")
         }
-        var at = try load(offset, 9, record: "file")
-        let opcode = window.bytes[at]
-        var length: UInt64 = 0
-        for index in (1...8).reversed() { length = length << 8 | UInt64(window.bytes[at + index]) }
+        let (_, opcode, length) = try recordHeader(at: offset)
         let name = MCAPOpcode.name(of: opcode)
         guard length <= limit - offset - 9 else {
             throw MCAPError(file: path, offset: offset, record: name, "its length is \(length) bytes but \(limit - offset - 9) are left (cut short?)")
         }
-        at = try load(offset, 9 + Int(length), record: name)
+        let at = try load(offset, 9 + Int(length), record: name)
         return (opcode, (at + 9)..<(at + 9 + Int(length)), offset + 9 + length)
+    }
+
+    /// The opcode and content length of the record at `offset`, and where its 9-byte header is in ``window``. The
+    /// content may run past the window, or past the file: the caller checks the length.
+    private func recordHeader(at offset: UInt64) throws(MCAPError) -> (index: Int, opcode: UInt8, length: UInt64) {
+        let at = try load(offset, 9, record: "file")
+        var length: UInt64 = 0
+        for index in (1...8).reversed() { length = length << 8 | UInt64(window.bytes[at + index]) }
+        return (at, window.bytes[at], length)
     }
 
     private func decoder(_ content: Range<Int>, record: String) -> MCAPDecoder {
@@ -599,11 +605,7 @@ public final class MCAPReader {
     private func prefetch(after offset: UInt64) -> PendingChunk? {
         var at = offset
         for _ in 0..<4096 {
-            guard size >= at, size - at >= 9, let index = try? load(at, 9, record: "file") else { return nil }
-            let opcode = window.bytes[index]
-            var length: UInt64 = 0
-            for byte in (1...8).reversed() { length = length << 8 | UInt64(window.bytes[index + byte]) }
-            guard length <= size - at - 9 else { return nil }
+            guard size >= at, size - at >= 9, let (index, opcode, length) = try? recordHeader(at: at), length <= size - at - 9 else { return nil }
             if opcode == MCAPOpcode.chunk.rawValue {
                 // What the window holds of the content is not read again (in memory, the window is the whole file).
                 let held = (window.bytes, (index + 9)..<min(window.bytes.count, index + 9 + Int(length)))
