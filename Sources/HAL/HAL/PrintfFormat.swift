@@ -4,16 +4,14 @@ import LibC
 /// text, with no Foundation: `%f`, `%g`, `%e`, `%d` and their flags, widths and precisions; a string is passed as
 /// interpolated text, never as `%s` or `%@`.
 package func printfFormat(_ format: String, _ arguments: any CVarArg...) -> String {
-    withVaList(arguments) { list in
-        var buffer = [CChar](repeating: 0, count: 128)
-        let needed = Int(vsnprintf(&buffer, buffer.count, format, list))
-        guard needed >= buffer.count else { return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    // Formatted into 128 bytes, and again at the length asked for when that is more.
+    var buffer = [CChar](repeating: 0, count: 128)
+    let needed = Int(withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) })
+    if needed >= buffer.count {
         buffer = [CChar](repeating: 0, count: needed + 1)
-        return withVaList(arguments) { again in
-            _ = vsnprintf(&buffer, buffer.count, format, again)
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        _ = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
     }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 extension StringProtocol {

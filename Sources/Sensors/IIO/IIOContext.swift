@@ -50,7 +50,7 @@ enum IIOAttribute {
     }
 
     private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmingCharacters(in: [" ", "\n"])
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmedWhitespace
     }
 
     static func readDevice(_ device: OpaquePointer, _ name: String) -> String? {
@@ -58,14 +58,5 @@ enum IIOAttribute {
         let count = iio_device_attr_read(device, name, &buffer, buffer.count)
         guard count > 0 else { return nil }
         return text(buffer)
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
-        var slice = self[...]
-        while let first = slice.first, set.contains(first) { slice.removeFirst() }
-        while let last = slice.last, set.contains(last) { slice.removeLast() }
-        return String(slice)
     }
 }
