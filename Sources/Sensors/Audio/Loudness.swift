@@ -1,5 +1,4 @@
 import CEbur128
-import FoundationEssentials
 import LibC
 public import HAL
 

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LibC
 public import HAL
 

@@ -1,4 +1,3 @@
-import FoundationEssentials
 public import HAL
 
 /// Clips as a speaker plays them: decoded from ``HAL/AudioClip/start`` on, and through a loudness guard, with the
