@@ -143,6 +143,13 @@ targets += [
     .target(
         name: "CLibXML2", dependencies: ["CLazyLibrary"], path: "Sources/Simulator/CLibXML2",
         cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])]),
+    // Unmodified programs, in any language, on simulated devices (hal exec): evdev input devices, IIO sensors, a
+    // serial GPS and a gpsd, and a speaker that captures what the program plays, fed from a trace under umockdev's
+    // preload (Debian's umockdev); the program's output lines as events.
+    .target(
+        name: "ProgramDevices",
+        dependencies: ["HAL", "LibC", "TraceFormat", "Replay", "Interchange", "NMEA", "InputEvents", "SystemSupport", "IIO", "Audio"],
+        path: "Sources/Simulator/ProgramDevices"),
     // Pictures of traces: routes, time series, expression scores and event lanes as SVG (`hal plot`).
     .target(name: "Plotting", dependencies: ["HAL", "LibC", "TraceFormat"], path: "Sources/Simulator/Plotting"),
 ]
@@ -164,6 +171,12 @@ targets += [
     .target(
         name: "ScenarioSuite", dependencies: ["HAL", "AppCore", "Session", "TraceFormat", "Replay", "HALTestDoubles"],
         path: "Sources/Apps/ScenarioSuite"),
+    // Program scenarios: a program instead of an app, on simulated devices (ProgramDevices), its output lines and the
+    // devices' events checked by the same expectations; what hal test runs beside app scenarios.
+    .target(
+        name: "ProgramSession",
+        dependencies: ["HAL", "AppCore", "Session", "ScenarioSuite", "ProgramDevices", "TraceFormat", "Replay", "Synthesis", "SystemSupport"],
+        path: "Sources/Apps/ProgramSession"),
     // Seeded exploration of a scenario's faults and noise, and shrinking a failing variant to a minimal case: what
     // hal test --explore and --shrink call, and what a user's tests call.
     .target(
@@ -184,7 +197,7 @@ targets += [
         dependencies: [
             "HAL", "LibC", "TraceFormat", "TraceMCAP", "MCAP", "Replay", "Synthesis", "Interchange", "Motion", "IIO", "Evdev",
             "GPS", "InputEvents", "Audio", "AppCore", "Session", "ScenarioSuite", "Exploration", "V4L2", "FrameSources", "Expressions",
-            "SystemSupport", "Plotting", "HALTestDoubles", argumentParser,
+            "SystemSupport", "Plotting", "HALTestDoubles", "ProgramDevices", "ProgramSession", argumentParser,
         ],
         path: "Sources/Tool/HALCommandLine"),
     // The `hal` tool: the command line with the five shipped apps.
@@ -205,7 +218,7 @@ targets += [
         path: "Benchmarks/FusionUpdate"),
     // Device read cost: `Benchmarks/devices` builds this in release and runs it under umockdev beside a C loop.
     .executableTarget(
-        name: "DeviceRead", dependencies: ["HAL", "IIO", "Evdev", "InputEvents", "UmockdevFixtures"], path: "Benchmarks/DeviceRead"),
+        name: "DeviceRead", dependencies: ["HAL", "IIO", "Evdev", "InputEvents", "ProgramDevices"], path: "Benchmarks/DeviceRead"),
     // Time to first sound: `Benchmarks/first-sound` builds this in release and runs it beside aplay and espeak-ng.
     .executableTarget(name: "FirstSound", dependencies: ["HAL", "Audio"], path: "Benchmarks/FirstSound"),
     // The camera pipeline's cost: `Benchmarks/camera` builds this in release and runs it beside fer's Python pipeline.
@@ -236,9 +249,6 @@ targets += [
 targets += [
     // What several test targets share: where the package is, waiting for a state.
     .target(name: "TestSupport", dependencies: ["LibC"], path: "Tests/TestSupport"),
-    // Files that make umockdev emulate input devices (from evemu descriptions) and IIO buffers: shared by the
-    // device tests and the device-read benchmark.
-    .target(name: "UmockdevFixtures", dependencies: ["InputEvents"], path: "Tests/UmockdevFixtures"),
     // Pictures composed from the shipped test face, for the camera tests and the camera benchmark.
     .target(name: "FaceScenes", dependencies: ["FrameSources", "Expressions"], path: "Tests/FaceScenes"),
     // An app with a planted bug only two overlapping faults reach, and its scenario: for the exploration tests and the
@@ -261,7 +271,7 @@ targets += [
         name: "SensorsTests",
         dependencies: [
             "HAL", "LibC", "NMEA", "IIO", "Evdev", "GPS", "SystemSupport", "TraceFormat", "Replay", "Synthesis", "Interchange",
-            "InputEvents", "HALTestDoubles", "TestSupport", "UmockdevFixtures",
+            "InputEvents", "HALTestDoubles", "TestSupport", "ProgramDevices",
         ],
         exclude: ["Fixtures"]),
     .testTarget(
@@ -314,6 +324,7 @@ let package = Package(
         .library(name: "Synthesis", targets: ["Synthesis"]),
         .library(name: "ScenarioSuite", targets: ["ScenarioSuite"]),
         .library(name: "Exploration", targets: ["Exploration"]),
+        .library(name: "ProgramSession", targets: ["ProgramSession"]),
         .library(name: "Motion", targets: ["Motion"]),
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "InputEvents", targets: ["InputEvents"]),
@@ -330,6 +341,7 @@ let package = Package(
         .library(name: "MCAP", targets: ["MCAP"]),
         .library(name: "TraceMCAP", targets: ["TraceMCAP"]),
         .library(name: "Interchange", targets: ["Interchange"]),
+        .library(name: "ProgramDevices", targets: ["ProgramDevices"]),
         .library(name: "DemoApps", targets: ["DemoApps"]),
         .library(name: "HALCommandLine", targets: ["HALCommandLine"]),
         .executable(name: "hal", targets: ["hal"]),

@@ -10,7 +10,7 @@ import Foundation
 import HAL
 import InputEvents
 import IIO
-import UmockdevFixtures
+import ProgramDevices
 
 let arguments = CommandLine.arguments
 

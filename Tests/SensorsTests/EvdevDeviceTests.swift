@@ -4,7 +4,7 @@ import InputEvents
 import IIO
 import Evdev
 import TestSupport
-import UmockdevFixtures
+import ProgramDevices
 import Testing
 import Interchange
 import TraceFormat
@@ -25,7 +25,10 @@ struct EvdevDeviceTests {
     /// `events` replaces the recording's own `E:` lines.
     static func testbed(_ evemu: String, scratch: String, keysDown: Set<UInt16> = [], events: String? = nil) throws -> Umockdev.Testbed {
         let recording = try recording(evemu)
-        let files = try UmockdevInputFixture.write(recording.device, eventNumber: 7, name: "device", into: scratch, keysDown: keysDown)
+        let device = UmockdevInputDevice(recording.device, eventNumber: 7, keysDown: keysDown)
+        let files = (umockdev: scratch + "/device.umockdev", ioctl: scratch + "/device.ioctl")
+        try device.sysfsTree.write(toFile: files.umockdev, atomically: true, encoding: .utf8)
+        try device.ioctls.write(toFile: files.ioctl, atomically: true, encoding: .utf8)
         var testbed = Umockdev.Testbed()
         testbed.devices = [files.umockdev]
         testbed.ioctls = [("/dev/input/event7", files.ioctl)]

@@ -2,7 +2,7 @@ import Foundation
 import HAL
 import IIO
 import TestSupport
-import UmockdevFixtures
+import ProgramDevices
 import Testing
 
 /// The IIO backend through the real libiio, against IIO devices umockdev emulates from

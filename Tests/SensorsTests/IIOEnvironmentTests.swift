@@ -3,7 +3,7 @@ import HAL
 import IIO
 import TraceFormat
 import TestSupport
-import UmockdevFixtures
+import ProgramDevices
 import Testing
 
 /// The IIO backend's single-quantity sensors through the real libiio, against devices umockdev emulates from

@@ -27,13 +27,16 @@ public struct ScenarioSuite: Sendable {
         public var logTail: Int
         /// The speaker and screen each scenario's replay makes.
         public var outputs: SimulatedOutputs
+        /// Runners for scenario files that are not an app's: the first that accepts a file runs it.
+        public var runners: [any ScenarioFileRunner]
 
         /// Options: `jobs` at once, nothing else.
         public init(
             jobs: Int = 1, updateGolden: Bool = false, verifyDeterminism: Bool = false, logTail: Int = 20,
-            outputs: SimulatedOutputs = .doubles
+            outputs: SimulatedOutputs = .doubles, runners: [any ScenarioFileRunner] = []
         ) {
             self.outputs = outputs
+            self.runners = runners
             self.jobs = max(1, jobs)
             self.updateGolden = updateGolden
             self.verifyDeterminism = verifyDeterminism
@@ -73,6 +76,9 @@ public struct ScenarioSuite: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         var result = ScenarioResult(path: path)
+        if let runner = options.runners.first(where: { $0.accepts(path: path) }) {
+            return await runOther(path, runner: runner, result: result, started: started)
+        }
         do {
             let scenario = try Scenario(path: path)
             result.app = scenario.file.app
@@ -105,6 +111,32 @@ public struct ScenarioSuite: Sendable {
         return result
     }
 
+    /// Runs a scenario file that `runner` accepts. Its events come from a run in real time, so they are checked by the
+    /// expectations only: not against a golden log, nor for determinism.
+    private func runOther(_ path: String, runner: any ScenarioFileRunner, result: ScenarioResult, started: ContinuousClock.Instant) async -> ScenarioResult? {
+        var result = result
+        do {
+            let (name, skip) = try runner.prepare(path: path)
+            result.app = name
+            if let skip {
+                result.status = .skipped
+                result.failures = [skip]
+                return result
+            }
+            let run = try await runner.run(path: path)
+            result.logTail = Array(run.logLines.suffix(options.logTail))
+            result.expectations = run.expectations.map(\.line)
+            result.failures += run.expectations.filter { !$0.passed }.map(\.line)
+            result.status = result.failures.isEmpty ? .passed : .failed
+        } catch {
+            if Task.isCancelled { return nil }
+            result.status = .error
+            result.failures = ["\(error)"]
+        }
+        result.seconds = started.duration(to: ContinuousClock().now).seconds
+        return result
+    }
+
     /// Compares the log with the golden log beside the scenario (`NAME.events.log` for `NAME.run.json`), or
     /// rewrites it when asked.
     private func checkGolden(path: String, lines: [String], result: inout ScenarioResult) throws {
@@ -126,6 +158,17 @@ public struct ScenarioSuite: Sendable {
             "the event log differs from \(golden):\n"
                 + LineDiff.unified(old: expected.last == "" ? Array(expected.dropLast()) : expected, new: lines, oldName: golden, newName: "this run"))
     }
+}
+
+/// Runs scenario files of another form than an app's, such as `hal exec`'s program scenarios, inside a suite: the
+/// extension point through which a suite runs what the light core cannot (a program on simulated devices).
+public protocol ScenarioFileRunner: Sendable {
+    /// Whether the file at `path` is one this runner runs.
+    func accepts(path: String) -> Bool
+    /// Reads and checks the file: the name reports show (in place of an app's) and why it is skipped, if it is.
+    func prepare(path: String) throws -> (name: String, skip: String?)
+    /// Runs it, with its expectations checked.
+    func run(path: String) async throws -> SessionResult
 }
 
 /// What one scenario did.

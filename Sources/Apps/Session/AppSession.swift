@@ -273,6 +273,15 @@ public struct SessionResult: Sendable {
     /// The inputs and the events as one trace, when the session was asked to record.
     public var recording: Trace?
 
+    /// Creates a result: what a runner of another kind of scenario (a program's) reports in the same shape.
+    public init(app: String, start: Timestamp, events: [AppEvent], expectations: [EventExpectationResult], recording: Trace? = nil) {
+        self.app = app
+        self.start = start
+        self.events = events
+        self.expectations = expectations
+        self.recording = recording
+    }
+
     /// Whether every expectation held.
     public var passed: Bool { expectations.allSatisfy(\.passed) }
 

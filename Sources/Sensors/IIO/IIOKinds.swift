@@ -1,5 +1,5 @@
 import CIIO
-import HAL
+package import HAL
 
 /// One IIO channel type the `iio:` backend reads, and what it becomes in the HAL.
 ///
@@ -7,24 +7,24 @@ import HAL
 /// backend's summary and its error messages all come from it. Adding a kind the HAL has registered is one row
 /// there, plus a case in ``IIOBackend/open(_:)`` only when its reading type is neither ``HAL/MotionSample`` (three
 /// axes) nor ``HAL/ScalarSample`` (one channel).
-struct IIOKind: Sendable, Hashable {
+package struct IIOKind: Sendable, Hashable {
     /// The libiio channel type's raw value (`IIO_PRESSURE`, …); `iio_chan_type` itself is not `Sendable`.
     let typeValue: UInt32
     /// The sysfs type name (`in_pressure_raw`): the canonical URI fragment and what `hal devices` lists.
-    let name: String
+    package let name: String
     /// For a single-channel type, the libiio modifier the channel must have (`IIO_MOD_CO2` for
     /// `in_concentration_co2_raw`), as a raw value; `nil` takes any, preferring none.
     let modifierValue: UInt32?
     /// Other names the URI fragment accepts, such as the HAL kind's own name.
     let aliases: [String]
     /// The HAL kind the samples are.
-    let kind: DeviceKind
+    package let kind: DeviceKind
     /// 3 for x, y and z channels (a ``HAL/MotionSample``), 1 for a single channel (a ``HAL/ScalarSample``).
-    let axes: Int
+    package let axes: Int
     /// The IIO ABI's unit after `scale`, as a multiple of the HAL kind's unit (gauss are 100 µT; kPa are 1000 Pa).
-    let factor: Double
+    package let factor: Double
     /// The polling rate when neither the URI nor the device gives one.
-    let defaultRate: Double
+    package let defaultRate: Double
 
     init(
         _ type: iio_chan_type, _ name: String, modifier: iio_modifier? = nil, aliases: [String], kind: DeviceKind, axes: Int,
@@ -41,7 +41,7 @@ struct IIOKind: Sendable, Hashable {
     }
 
     /// Every type the backend reads, in the order `hal devices` lists a device's kinds.
-    static let all: [IIOKind] = [
+    package static let all: [IIOKind] = [
         IIOKind(IIO_ANGL_VEL, "anglvel", aliases: ["gyro", "gyroscope"], kind: .gyroscope, axes: 3, factor: 1, defaultRate: 100),
         IIOKind(IIO_ACCEL, "accel", aliases: ["accelerometer"], kind: .accelerometer, axes: 3, factor: 1, defaultRate: 100),
         IIOKind(IIO_MAGN, "magn", aliases: ["mag", "magnetometer"], kind: .magnetometer, axes: 3, factor: 100, defaultRate: 100),

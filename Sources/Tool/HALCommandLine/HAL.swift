@@ -61,7 +61,7 @@ struct HALTool: AsyncParsableCommand {
             abstract: "Sensor HAL and simulator: inspect, replay, record and simulate device traces.",
             subcommands: [
                 Info.self, Convert.self, Plot.self, ReplayCommand.self, Run.self, TestCommand.self, CameraCommand.self, Expressions.self,
-                RecordCommand.self, Devices.self, MotionCommand.self, GPSCommand.self, InputCommand.self, Say.self, Play.self, AudioCommand.self,
+                RecordCommand.self, Exec.self, Devices.self, MotionCommand.self, GPSCommand.self, InputCommand.self, Say.self, Play.self, AudioCommand.self,
             ])
     }
 }

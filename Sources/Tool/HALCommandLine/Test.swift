@@ -5,6 +5,7 @@ import HAL
 import Exploration
 import Session
 import ScenarioSuite
+import ProgramSession
 
 /// `hal test [PATH…]`: runs every scenario under the paths, side by side or as one shard of a CI matrix.
 struct TestCommand: AsyncParsableCommand {
@@ -75,7 +76,8 @@ struct TestCommand: AsyncParsableCommand {
         if let explore { return try await runExploration(scenarios, count: explore, part: part, catalog: catalog) }
         if let part { scenarios = part.select(scenarios) }
         let options = ScenarioSuite.Options(
-            jobs: jobs, updateGolden: updateGolden, verifyDeterminism: verifyDeterminism, outputs: .devices)
+            jobs: jobs, updateGolden: updateGolden, verifyDeterminism: verifyDeterminism, outputs: .devices,
+            runners: [ProgramScenarioRunner()])
         let suite = ScenarioSuite(scenarios: scenarios, catalog: catalog, options: options)
         printError("\(HALCommandLine.toolName) test: \(counted(scenarios.count, "scenario"))\(part.map { " (shard \($0))" } ?? ""), \(jobs) at a time")
         let progress = ProgressLine(interactive: isatty(STDERR_FILENO) == 1)

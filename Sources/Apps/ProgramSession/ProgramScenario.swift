@@ -1,0 +1,172 @@
+public import AppCore
+import FoundationEssentials
+public import HAL
+public import ProgramDevices
+import Replay
+public import ScenarioSuite
+public import Session
+import Synthesis
+import SystemSupport
+public import TraceFormat
+
+/// A QA scenario for a program rather than an app (`*.run.json` with a `program`): which program, the inputs its
+/// simulated devices replay, how its output lines become events, and expectations to check. `hal test` runs these
+/// beside app scenarios, with the same reports.
+///
+/// ```json
+/// {"program": ["python3", "campus_guide.py"], "inputs": ["../../traces/ubc/main-mall-tour.walk.json"],
+///  "rate": 20, "events": [{"pattern": "^arrived (?<place>\\S+)$", "event": "place.arrived"}],
+///  "expect": [{"event": "place.arrived", "with": {"place": "clock-tower"}, "between": [60, 150]}]}
+/// ```
+/// Paths are relative to the scenario file, and the program runs in the scenario's folder unless `directory` says
+/// otherwise.
+public struct ProgramScenarioFile: Sendable, Hashable, Codable {
+    /// The program and its arguments; a name without `/` is looked up on `PATH`.
+    public var program: [String]
+    /// The program's working directory, relative to the scenario; the scenario's folder when absent.
+    public var directory: String?
+    /// Traces or scripts whose channels the devices carry.
+    public var inputs: [String]
+    /// Device types by channel id (`{"gps": ["nmea"]}`); other channels get their kind's defaults.
+    public var devices: [String: [String]]?
+    /// Variables added to the program's environment.
+    public var environment: [String: String]?
+    /// How many trace seconds pass in a second; 1 (real time) when absent.
+    public var rate: Double?
+    /// Trace seconds after the first input at which the program is stopped; when the inputs end if absent.
+    public var end: Double?
+    /// Seconds between `SIGTERM` and `SIGKILL` when the program is stopped; 2 when absent.
+    public var grace: Double?
+    /// Whether the program's ALSA default device is captured; true when absent.
+    public var speaker: Bool?
+    /// A fault plan file injected into the inputs, relative to the scenario.
+    public var faults: String?
+    /// Output lines that become events.
+    public var events: [OutputPatterns.Pattern]?
+    /// Whether JSON object lines with an `event` key become events.
+    public var jsonEvents: Bool?
+    /// What must hold.
+    public var expect: [EventExpectation]?
+    /// Why the scenario is skipped, if it is.
+    public var skip: String?
+
+    /// Checks the fields, naming the first bad one.
+    public func validate() throws(AppConfigError) {
+        if program.isEmpty || program[0].isEmpty { throw AppConfigError(field: "program", "give the program and its arguments") }
+        if inputs.isEmpty { throw AppConfigError(field: "inputs", "give at least one trace or script") }
+        if let rate, !(rate > 0 && rate.isFinite) { throw AppConfigError(field: "rate", "\(rate); expected a positive number") }
+        if let end, !(end >= 0 && end.isFinite) { throw AppConfigError(field: "end", "\(end); expected 0 or more seconds") }
+        if let grace, !(grace >= 0 && grace.isFinite) { throw AppConfigError(field: "grace", "\(grace); expected 0 or more seconds") }
+        for (index, expectation) in (expect ?? []).enumerated() { try expectation.validate(field: "expect[\(index)]") }
+    }
+}
+
+/// A program scenario read from its file, ready to run.
+public struct ProgramScenario: Sendable {
+    /// The file's path.
+    public let path: String
+    /// What it says.
+    public let file: ProgramScenarioFile
+
+    /// Reads and checks a program scenario. Errors name the file, and the line or field.
+    public init(path: String) throws {
+        let file: ProgramScenarioFile = try ScriptFile.decode(path: path)
+        do { try file.validate() } catch { throw ScriptError.located(file: path, error.description) }
+        self.path = path
+        self.file = file
+    }
+
+    /// Whether the scenario file at `path` names a program (a top-level `program` key) rather than an app.
+    public static func namesProgram(_ path: String) -> Bool {
+        struct Probe: Decodable { var program: [String]? }
+        guard let bytes = FileManager.default.contents(atPath: path) else { return false }
+        return ((try? JSONDecoder().decode(Probe.self, from: bytes))?.program) != nil
+    }
+
+    /// The program's name, as reports show it in place of an app's.
+    public var name: String { "program " + (file.program.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "") }
+
+    /// The run's options, with the scenario's paths resolved.
+    public func options() throws -> ProgramRun.Options {
+        let folder = TracePath.folder(ofTraceAt: path)
+        let patterns: OutputPatterns
+        do { patterns = try OutputPatterns(file.events ?? [], jsonEvents: file.jsonEvents ?? false) } catch {
+            throw ScriptError.located(file: path, error.description)
+        }
+        return ProgramRun.Options(
+            program: file.program, rate: file.rate ?? 1, end: file.end, grace: file.grace ?? 2, environment: file.environment ?? [:],
+            directory: file.directory.map { TracePath.resolve($0, inTraceAt: path) } ?? (folder.isEmpty ? "." : folder),
+            devices: file.devices ?? [:], speaker: file.speaker ?? true, patterns: patterns)
+    }
+
+    /// The inputs merged, with the scenario's faults applied.
+    public func loadInputs() throws -> Trace {
+        var trace = try Trace.merging(file.inputs.map { try Trace.loadInput(path: TracePath.resolve($0, inTraceAt: path)) })
+        if let faults = file.faults {
+            let plan = try FaultPlan.load(path: TracePath.resolve(faults, inTraceAt: path))
+            trace.records = FaultInjector(plan: plan, header: trace.header).apply(to: trace.records)
+        }
+        return trace
+    }
+
+    /// Runs the program and checks the expectations against its events, the devices' events and the inputs (as
+    /// `input:CHANNEL`), on one timeline. The program's ending is an event too: `program.exited` (with `status`),
+    /// `program.crashed` (with `signal`) or `program.stopped` (with `reason`).
+    public func run(
+        stop: ProgramStop = ProgramStop(), onOutput: @escaping @Sendable (ProgramRun.OutputLine) -> Void = { _ in },
+        onReport: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> (run: ProgramRun.Result, session: SessionResult) {
+        let inputs = try loadInputs()
+        let run: ProgramRun.Result
+        do {
+            run = try await ProgramRun(inputs: inputs, options: try options()).run(stop: stop, onOutput: onOutput, onReport: onReport)
+        } catch let error as ProgramError {
+            throw ScriptError.located(file: path, error.description)
+        }
+        var events = run.events
+        events.append(Self.endingEvent(run))
+        let expectations = file.expect ?? []
+        let inputMatchers = expectations.flatMap(\.matchers).filter(\.isAboutInputs)
+        var observed: [(event: AppEvent, delivered: Timestamp, before: Int)] = []
+        if !inputMatchers.isEmpty {
+            let channels = inputs.header.channels.map(\.id)
+            let named = channels.map { id in inputMatchers.contains { $0.matches(name: "input:\(id)") } }
+            var index = 0
+            for record in inputs.records where named[record.channel] {
+                while index < events.count, events[index].timestamp <= record.timestamp { index += 1 }
+                observed.append((AppEvent(timestamp: record.timestamp, name: "input:\(channels[record.channel])", attributes: record.reading.attributes), record.timestamp, index))
+            }
+        }
+        let timeline = EventTimeline(events: events, inputs: observed)
+        let session = SessionResult(
+            app: name, start: run.start, events: events, expectations: expectations.map { $0.check(timeline, start: run.start) }, recording: nil)
+        return (run, session)
+    }
+
+    static func endingEvent(_ run: ProgramRun.Result) -> AppEvent {
+        let time = run.start + .nanoseconds(Int64(run.seconds * 1e9))
+        switch (run.ending, run.termination) {
+        case (.exited, .exited(let status)): return AppEvent(timestamp: time, name: "program.exited", attributes: ["status": .int(Int64(status))])
+        case (.exited, .signaled(let signal)):
+            return AppEvent(timestamp: time, name: "program.crashed", attributes: ["signal": .int(Int64(signal)), "name": .string(ChildProcess.signalName(signal))])
+        default: return AppEvent(timestamp: time, name: "program.stopped", attributes: ["reason": .string(run.ending.rawValue)])
+        }
+    }
+}
+
+/// Program scenarios in `hal test`: the suite hands them files whose top level names a `program`.
+public struct ProgramScenarioRunner: ScenarioFileRunner {
+    /// A runner.
+    public init() {}
+
+    public func accepts(path: String) -> Bool { ProgramScenario.namesProgram(path) }
+
+    public func prepare(path: String) throws -> (name: String, skip: String?) {
+        let scenario = try ProgramScenario(path: path)
+        return (scenario.name, scenario.file.skip)
+    }
+
+    public func run(path: String) async throws -> SessionResult {
+        try await ProgramScenario(path: path).run().session
+    }
+}

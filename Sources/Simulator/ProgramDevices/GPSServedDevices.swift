@@ -1,0 +1,156 @@
+public import HAL
+import TraceFormat
+import Interchange
+import LibC
+import NMEA
+import SystemSupport
+
+/// A location channel as a GPS receiver: NMEA 0183 sentences (GGA, RMC, GSA and the rest ``NMEAEncoder`` writes),
+/// one epoch per fix, written at the fix's time (divided by the run's rate) into a pseudo-terminal.
+///
+/// - `nmea`: the program opens the terminal as its serial receiver. Its path is `HAL_DEVICE_<CHANNEL>` in the
+///   program's environment, and `/dev/ttyACMn` in the testbed links to it.
+/// - `gpsd`: a real gpsd (Debian's `gpsd`) reads the terminal and serves its clients on a loopback port, which is
+///   `HAL_GPSD_PORT` (and `host:port` in `HAL_GPSD`) in the program's environment.
+public final class GPSServedDevice: ServedDevice {
+    /// How the program reaches the receiver.
+    public enum Mode: String, Sendable {
+        /// A serial node.
+        case nmea
+        /// A gpsd on loopback.
+        case gpsd
+    }
+
+    private let mode: Mode
+    private let channel: ServedChannel
+    private let fixes: [LocationFix]
+    private let state = Locked<State>(State())
+
+    private struct State {
+        var terminal: PseudoTerminal?
+        var daemon: ChildProcess?
+        var port: UInt16 = 0
+        var node = ""
+        var written = 0
+    }
+
+    /// A receiver of `mode` for `channel`.
+    public init(mode: Mode, channel: ServedChannel) {
+        self.mode = mode
+        self.channel = channel
+        let track = LocationTrack(channel: channel.channel.id, fixes: channel.records.compactMap { record in
+            if case .location(let fix) = record.reading { return fix }
+            return nil
+        })
+        fixes = track.withUTC().fixes
+    }
+
+    /// The device types' entry for `mode`: every location channel gets both by default.
+    public static func type(_ mode: Mode) -> ServedDeviceTypes.DeviceType {
+        ServedDeviceTypes.DeviceType(
+            name: mode.rawValue,
+            summary: mode == .nmea ? "a serial GPS receiver writing NMEA (a pseudo-terminal, /dev/ttyACMn)" : "a gpsd on a loopback port, reading a simulated receiver",
+            carries: { $0 == .location }, isDefault: { $0 == .location },
+            make: { channels in channels.map { GPSServedDevice(mode: mode, channel: $0) } })
+    }
+
+    public var summary: String {
+        let (node, port) = state.withLock { ($0.node, $0.port) }
+        return mode == .nmea
+            ? "serial GPS \(node) (NMEA) <- \(channel.channel.id) (location)"
+            : "gpsd 127.0.0.1:\(port) <- \(channel.channel.id) (location)"
+    }
+
+    public func prepare(_ testbed: inout TestbedPlan) throws {
+        let terminal = try PseudoTerminal()
+        state.withLock { $0.terminal = terminal }
+        let variable = TestbedPlan.variableName(channel.channel.id)
+        switch mode {
+        case .nmea:
+            let node = "/dev/ttyACM\(testbed.nextSerialNumber)"
+            testbed.nextSerialNumber += 1
+            testbed.links[node] = terminal.slavePath
+            testbed.environment["HAL_DEVICE_" + variable] = node
+            state.withLock { $0.node = node }
+        case .gpsd:
+            guard let gpsd = ChildProcess.resolve("gpsd", path: "/usr/sbin:/usr/bin:/sbin:/bin") else {
+                throw ProgramError("gpsd is not installed; install Debian's gpsd (scripts/install-deps)")
+            }
+            let port = try Self.freePort()
+            // -N: stay in the foreground; -n: read the receiver before a client asks; -b: never write to it.
+            let daemon = try ChildProcess(
+                executable: gpsd, arguments: ["-N", "-n", "-b", "-S", String(port), terminal.slavePath], environment: ["PATH": "/usr/sbin:/usr/bin:/bin"])
+            state.withLock {
+                $0.daemon = daemon
+                $0.port = port
+            }
+            try Self.waitForListener(port: port, daemon: daemon)
+            testbed.environment["HAL_GPSD_PORT"] = String(port)
+            testbed.environment["HAL_GPSD"] = "127.0.0.1:\(port)"
+        }
+    }
+
+    public func feed(_ run: FeedContext) async throws {
+        let encoder = NMEAEncoder()
+        guard let terminal = state.withLock({ $0.terminal }) else { return }
+        for fix in fixes {
+            try await run.wait(until: fix.timestamp)
+            try terminal.write(Array(encoder.sentences(for: fix).joined().utf8))
+            state.withLock { $0.written += 1 }
+        }
+    }
+
+    public func finish() {
+        let (terminal, daemon) = state.withLock { ($0.terminal, $0.daemon) }
+        if let daemon {
+            daemon.signalGroup(SIGTERM)
+            DetachedThread.start(name: "gpsd reader") { ChildProcess.readLines(daemon.standardOutput) { _ in } }
+            ChildProcess.readLines(daemon.standardError) { _ in }
+            _ = daemon.wait()
+        }
+        terminal?.close()
+    }
+
+    public var delivered: String {
+        let written = state.withLock { $0.written }
+        return (mode == .nmea ? "serial GPS" : "gpsd") + ": \(written) of \(fixes.count) fixes written as NMEA"
+    }
+
+    /// A TCP port on 127.0.0.1 nobody listens on now.
+    static func freePort() throws -> UInt16 {
+        let socket = LibC.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ProgramError("cannot open a socket: \(describeErrno(errno))") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw ProgramError("cannot find a free port: \(describeErrno(errno))") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Waits until something accepts connections on `port`, or `daemon` ends (its error output is the message).
+    static func waitForListener(port: UInt16, daemon: ChildProcess) throws {
+        for _ in 0..<1000 {
+            let socket = LibC.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(socket)
+            if connected { return }
+            if daemon.poll() != nil { break }
+            usleep(10_000)
+        }
+        var message: [String] = []
+        daemon.signalGroup(SIGKILL)
+        ChildProcess.readLines(daemon.standardError) { message.append($0) }
+        throw ProgramError("gpsd did not start listening on 127.0.0.1:\(port): \(message.suffix(3).joined(separator: "; "))")
+    }
+}

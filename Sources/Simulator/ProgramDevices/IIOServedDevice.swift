@@ -1,0 +1,227 @@
+import FoundationEssentials
+public import HAL
+import TraceFormat
+import IIO
+import LibC
+import SystemSupport
+
+/// An IIO device in the testbed's sysfs, as the Linux IIO ABI describes one: an IMU for the gyroscope, accelerometer
+/// and magnetometer channels (one device, as a real IMU is), and a device per environment channel (pressure,
+/// temperature, humidity, illuminance, proximity).
+///
+/// - **Polled reads:** `in_<type>_<axis>_raw`, `_scale` and `_offset`, `sampling_frequency` and the mount matrix.
+///   While the program runs, each `_raw` file is replaced (write and rename, so a read never sees half a value) at
+///   each record's time, holding the latest value.
+/// - **Buffered reads (the IMU):** `scan_elements` (`_en`, `_index`, `_type`: `le:s16/16>>0` per axis, then a
+///   `le:s64/64>>0` timestamp), `buffer/enable`, `buffer/length`, a trigger, and `/dev/iio:deviceN`, whose reads
+///   are umockdev's script of the scans in that layout, one per record time. The script does not know which
+///   channels the program enabled: a program must enable them all (as `iio_readdev` does when it names none).
+///
+/// Values are the trace's within one step of the scale: raw = value ÷ scale, rounded.
+public final class IIOServedDevice: ServedDevice {
+    private struct Channel {
+        let kind: IIOKind
+        /// The IIO unit's scale: raw × scale is the value in the IIO ABI's unit.
+        let scale: Double
+    }
+
+    private let channels: [ServedChannel]
+    private let iioChannels: [Channel]
+    private let isIMU: Bool
+    /// The scans: a time and each channel axis's raw value, in `iioChannels` order.
+    private let scans: [(time: Timestamp, raw: [Int32])]
+    private let state = Locked<(number: Int, folder: String, written: Int, adjusted: Bool)>((0, "", 0, false))
+
+    /// The scale of each raw step in the IIO ABI's unit: s16 covering ±2000 °/s, ±8 g and ±49 G on the IMU, and
+    /// thousandths of the unit on an environment sensor.
+    static func scale(of kind: IIOKind) -> Double {
+        switch kind.kind {
+        case .gyroscope: 0.001064724
+        case .accelerometer: 0.002394202
+        case .magnetometer: 0.0015
+        default: 0.001
+        }
+    }
+
+    /// A device for `channels`: an IMU when they are motion channels, else one environment channel.
+    public init(channels: [ServedChannel]) {
+        self.channels = channels
+        let kinds = channels.compactMap { channel in IIOKind.all.first { $0.kind == channel.channel.kind } }
+        iioChannels = IIOKind.all.filter { kind in kinds.contains(kind) }.map { Channel(kind: $0, scale: Self.scale(of: $0)) }
+        isIMU = iioChannels.first?.kind.axes == 3
+        // Each record time becomes a scan holding every channel's latest value.
+        var records = channels.flatMap(\.records)
+        records.sort { $0.timestamp < $1.timestamp }
+        var current = [Int32](repeating: 0, count: iioChannels.reduce(0) { $0 + $1.kind.axes })
+        var scans: [(time: Timestamp, raw: [Int32])] = []
+        var offsets: [DeviceKind: Int] = [:]
+        var next = 0
+        for channel in iioChannels {
+            offsets[channel.kind.kind] = next
+            next += channel.kind.axes
+        }
+        let channelsByKind = Dictionary(iioChannels.map { ($0.kind.kind, $0) }, uniquingKeysWith: { first, _ in first })
+        for record in records {
+            let kind = record.reading.kind
+            guard let channel = channelsByKind[kind], let offset = offsets[kind] else { continue }
+            let values: [Double]
+            if case .motion(let sample) = record.reading {
+                values = [sample.value.x, sample.value.y, sample.value.z]
+            } else if let sample = ScalarSample(record.reading) {
+                values = [sample.value]
+            } else {
+                continue
+            }
+            let limit = channel.kind.axes == 3 ? Double(Int16.max) : Double(Int32.max)
+            for (index, value) in values.enumerated() {
+                current[offset + index] = Int32(max(-limit, min(limit, (value / channel.kind.factor / channel.scale).rounded())))
+            }
+            if let last = scans.last, last.time == record.timestamp { scans[scans.count - 1].raw = current } else { scans.append((record.timestamp, current)) }
+        }
+        self.scans = scans
+    }
+
+    /// The device types' entry: `iio`.
+    public static let type = ServedDeviceTypes.DeviceType(
+        name: "iio", summary: "an IIO device (sysfs and /dev/iio:deviceN): an IMU, or an environment sensor",
+        carries: { kind in IIOKind.all.contains { $0.kind == kind } },
+        isDefault: { kind in IIOKind.all.contains { $0.kind == kind } },
+        make: { channels in
+            let motion = channels.filter { channel in IIOKind.all.contains { $0.kind == channel.channel.kind && $0.axes == 3 } }
+            var devices: [any ServedDevice] = motion.isEmpty ? [] : [IIOServedDevice(channels: motion)]
+            for channel in channels where !motion.contains(where: { $0.index == channel.index }) {
+                devices.append(IIOServedDevice(channels: [channel]))
+            }
+            return devices
+        })
+
+    private var deviceName: String { isIMU ? "hal-imu" : "hal-" + (iioChannels.first?.kind.name ?? "sensor") }
+
+    public var summary: String {
+        let number = state.withLock { $0.number }
+        return "\(isIMU ? "IMU" : iioChannels.first?.kind.name ?? "sensor") iio:device\(number) (IIO\(isIMU ? ", buffered /dev/iio:device\(number)" : "")) <- "
+            + channels.map { "\($0.channel.id) (\($0.channel.kind))" }.joined(separator: ", ")
+    }
+
+    /// Each channel axis's sysfs name: `anglvel_x`, …, or `pressure`.
+    private var axisNames: [String] {
+        iioChannels.flatMap { channel in channel.kind.axes == 3 ? ["x", "y", "z"].map { "\(channel.kind.name)_\($0)" } : [channel.kind.name] }
+    }
+
+    public func prepare(_ testbed: inout TestbedPlan) throws {
+        let number = testbed.nextIIONumber
+        testbed.nextIIONumber += 1
+        let folder = "/devices/platform/\(deviceName).\(number)/iio:device\(number)"
+        state.withLock {
+            $0.number = number
+            $0.folder = folder
+        }
+        let rate = channels.compactMap(\.channel.rate).max() ?? estimatedRate ?? 100
+        var tree = """
+            P: \(folder)
+            N: iio:device\(number)
+            E: DEVNAME=/dev/iio:device\(number)
+            E: DEVTYPE=iio_device
+            E: SUBSYSTEM=iio
+            A: dev=241:\(number)
+            A: name=\(deviceName)\\n
+            A: sampling_frequency=\(Self.number(rate))\\n
+            A: current_timestamp_clock=monotonic\\n
+
+            """
+        let first = scans.first?.raw ?? Array(repeating: 0, count: axisNames.count)
+        for channel in iioChannels {
+            tree += "A: in_\(channel.kind.name)_scale=\(Self.number(channel.scale))\\n\n"
+            tree += "A: in_\(channel.kind.name)_offset=0\\n\n"
+            if channel.kind.axes == 3 { tree += "A: in_\(channel.kind.name)_mount_matrix=1, 0, 0; 0, 1, 0; 0, 0, 1\\n\n" }
+        }
+        for (index, name) in axisNames.enumerated() { tree += "A: in_\(name)_raw=\(first[index])\\n\n" }
+        if isIMU {
+            tree += "A: buffer/enable=0\\n\nA: buffer/length=1\\n\nA: buffer/watermark=1\\n\nA: trigger/current_trigger=\\n\n"
+            for (index, name) in axisNames.enumerated() {
+                tree += "A: scan_elements/in_\(name)_en=0\\n\nA: scan_elements/in_\(name)_index=\(index)\\n\nA: scan_elements/in_\(name)_type=le:s16/16>>0\\n\n"
+            }
+            tree += "A: scan_elements/in_timestamp_en=0\\n\nA: scan_elements/in_timestamp_index=\(axisNames.count)\\n\nA: scan_elements/in_timestamp_type=le:s64/64>>0\\n\n"
+            tree += """
+
+                P: /devices/platform/\(deviceName).\(number)/trigger\(number)
+                E: SUBSYSTEM=iio
+                A: name=\(deviceName)-dev\(number)\\n
+                A: sampling_frequency=\(Self.number(rate))\\n
+
+                """
+        }
+        testbed.umockdevArguments += ["-d", try testbed.write("iio\(number).umockdev", tree)]
+        if isIMU {
+            var chunks: [[UInt8]] = []
+            var delays: [Int] = []
+            var previous = 0
+            for scan in scans {
+                chunks.append(Self.bytes(of: scan))
+                let due = Int((Double(scan.time.nanoseconds - testbed.origin.nanoseconds) / 1e6 / testbed.rate).rounded())
+                delays.append(max(0, due - previous))
+                previous = max(previous, due)
+            }
+            // umockdev's script parser skips spaces after the delay, so a stream cannot start with byte 0x20: such a
+            // first sample's low byte is moved by one step.
+            if chunks.first?.first == 0x20 {
+                chunks[0][0] = 0x21
+                state.withLock { $0.adjusted = true }
+            }
+            let script = try testbed.write("iio\(number).script", UmockdevScript.reads(chunks, delays: delays))
+            testbed.umockdevArguments += ["-s", "/dev/iio:device\(number)=\(script)"]
+        }
+        for channel in channels { testbed.environment["HAL_DEVICE_" + TestbedPlan.variableName(channel.channel.id)] = "iio:device\(number)" }
+    }
+
+    /// One scan in the buffer's layout: each axis as little-endian s16, padding to 8 bytes, the s64 timestamp.
+    private static func bytes(of scan: (time: Timestamp, raw: [Int32])) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for value in scan.raw { bytes += withUnsafeBytes(of: Int16(clamping: value).littleEndian, Array.init) }
+        while bytes.count % 8 != 0 { bytes.append(0) }
+        bytes += withUnsafeBytes(of: scan.time.nanoseconds.littleEndian, Array.init)
+        return bytes
+    }
+
+    private var estimatedRate: Double? {
+        guard scans.count > 1, let first = scans.first?.time, let last = scans.last?.time, last > first else { return nil }
+        return (Double(scans.count - 1) / first.duration(to: last).seconds).rounded()
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    public func feed(_ run: FeedContext) async throws {
+        guard scans.count > 1 else { return }
+        let root = try await run.testbedRoot()
+        let folder = root + "/sys" + state.withLock { $0.folder }
+        let names = axisNames
+        var previous = scans[0].raw
+        for scan in scans.dropFirst() {
+            try await run.wait(until: scan.time)
+            for (index, name) in names.enumerated() where scan.raw[index] != previous[index] {
+                try Self.replace(folder + "/in_\(name)_raw", with: "\(scan.raw[index])\n", scratch: root)
+            }
+            previous = scan.raw
+            state.withLock { $0.written += 1 }
+        }
+    }
+
+    /// Writes `text` to a file beside the testbed's sysfs and renames it over `path`, so a reader sees the old value
+    /// or the new one, never an empty file.
+    private static func replace(_ path: String, with text: String, scratch: String) throws {
+        let temporary = scratch + "/.hal-value"
+        let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard file >= 0 else { throw ProgramError("cannot write \(temporary): \(describeErrno(errno))") }
+        _ = Array(text.utf8).withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        close(file)
+        guard rename(temporary, path) == 0 else { throw ProgramError("cannot replace \(path): \(describeErrno(errno))") }
+    }
+
+    public var delivered: String {
+        let (number, written, adjusted) = state.withLock { ($0.number, $0.written, $0.adjusted) }
+        let buffered = isIMU ? ", \(scans.count) scans in the buffer's script" + (adjusted ? " (the first sample's low byte moved from 0x20 to 0x21)" : "") : ""
+        return "iio:device\(number): \(scans.count > 1 ? written + 1 : scans.count) of \(scans.count) values in sysfs\(buffered)"
+    }
+}

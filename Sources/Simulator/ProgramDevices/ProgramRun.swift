@@ -1,0 +1,385 @@
+import FoundationEssentials
+public import HAL
+import LibC
+public import SystemSupport
+public import TraceFormat
+
+/// Runs an unmodified program, in any language, on simulated devices fed from a trace: what `hal exec` does.
+///
+/// The run makes a scratch folder, has each device (``ServedDevice``) write its files, and starts the program under
+/// `umockdev-run` (Debian's umockdev), whose preload library gives it emulated sysfs devices and `/dev` nodes, in a
+/// clean environment plus what the devices need. From the start, each device is fed at the trace's times divided by
+/// the rate. The run ends when the program exits, when the inputs end (unless an end is given), when the end
+/// passes, or when it is stopped (``ProgramStop``): the program's process group then gets `SIGTERM` and, after
+/// the grace period, `SIGKILL`. Nothing outlives the run: the folder is removed and every process is ended.
+public struct ProgramRun: Sendable {
+    /// How to run the program.
+    public struct Options: Sendable {
+        /// The program and its arguments. A name without `/` is looked up on `PATH`.
+        public var program: [String]
+        /// How many trace seconds pass in a second: 1 is real time.
+        public var rate: Double
+        /// Trace seconds after the first input at which the program is stopped; `nil` stops it when the inputs end.
+        public var end: Double?
+        /// Seconds between `SIGTERM` and `SIGKILL` when the program is stopped.
+        public var grace: Double
+        /// Variables added to the program's environment (after the devices' own).
+        public var environment: [String: String]
+        /// The program's working directory; the caller's when `nil`.
+        public var directory: String?
+        /// Device types asked for channels, by channel id; other channels get their kind's defaults.
+        public var devices: [String: [String]]
+        /// Whether the program's default ALSA device captures what it plays (``SpeakerCapture``).
+        public var speaker: Bool
+        /// How output lines become events; none become events when `nil`.
+        public var patterns: OutputPatterns?
+
+        /// Options for `program`, at real time, stopped when the inputs end, with a 2 s grace period.
+        public init(
+            program: [String], rate: Double = 1, end: Double? = nil, grace: Double = 2, environment: [String: String] = [:],
+            directory: String? = nil, devices: [String: [String]] = [:], speaker: Bool = true, patterns: OutputPatterns? = nil
+        ) {
+            self.program = program
+            self.rate = rate
+            self.end = end
+            self.grace = grace
+            self.environment = environment
+            self.directory = directory
+            self.devices = devices
+            self.speaker = speaker
+            self.patterns = patterns
+        }
+    }
+
+    /// Why the program stopped running.
+    public enum Ending: String, Sendable, Hashable {
+        /// It exited (or crashed) on its own.
+        case exited
+        /// Its inputs ended, and it was stopped.
+        case inputsEnded = "inputs ended"
+        /// The end passed, and it was stopped.
+        case endPassed = "end passed"
+        /// The run was interrupted (Ctrl-C), and it was stopped.
+        case interrupted
+    }
+
+    /// One line the program wrote.
+    public struct OutputLine: Sendable, Hashable {
+        /// When it arrived, in the trace's time.
+        public var time: Timestamp
+        /// When it arrived, in trace seconds after the run's start.
+        public var seconds: Double
+        /// Which stream.
+        public var stream: OutputStreamName
+        /// The line, without its newline.
+        public var text: String
+    }
+
+    /// What the run did.
+    public struct Result: Sendable {
+        /// How the program ended.
+        public var termination: ChildProcess.Termination
+        /// Why.
+        public var ending: Ending
+        /// Whether it had to be killed after the grace period.
+        public var killed: Bool
+        /// The trace's first input's time: the run's zero.
+        public var start: Timestamp
+        /// Trace seconds the program ran.
+        public var seconds: Double
+        /// Its output lines, in arrival order.
+        public var output: [OutputLine]
+        /// The events: from output lines and from the devices, in time order.
+        public var events: [AppEvent]
+        /// A line per device: what it was.
+        public var devices: [String]
+        /// A line per device: what it delivered.
+        public var delivered: [String]
+        /// Channels no device carried, as `id (kind)`.
+        public var unserved: [String]
+
+        /// The ending in words: `exited with status 0`, `crashed: signal 11 (SIGSEGV)`, `inputs ended at 612.0 s;
+        /// stopped with SIGTERM: exit status 0`.
+        public var summary: String {
+            switch ending {
+            case .exited:
+                if case .signaled = termination { return "the program crashed: \(termination)" }
+                return "the program ended: \(termination)"
+            case .inputsEnded, .endPassed, .interrupted:
+                let when = printfFormat("%.1f s", seconds)
+                return "\(ending.rawValue) at \(when); the program was stopped with \(killed ? "SIGKILL after the grace period" : "SIGTERM"): \(termination)"
+            }
+        }
+    }
+
+    /// The merged inputs.
+    public let inputs: Trace
+    /// How to run.
+    public let options: Options
+    /// The device types.
+    public let types: ServedDeviceTypes
+
+    /// A run of `options.program` on devices made by `types` for `inputs`' channels.
+    public init(inputs: Trace, options: Options, types: ServedDeviceTypes = .standard) {
+        self.inputs = inputs
+        self.options = options
+        self.types = types
+    }
+
+    /// Runs the program. `onOutput` gets each line as it arrives, `onReport` the run's progress lines (devices
+    /// made, the program started, its ending). Cancelling the task stops the program as `stop` does. Errors are
+    /// ``ProgramError``s that say what to install or fix.
+    public func run(
+        stop: ProgramStop = ProgramStop(), onOutput: @escaping @Sendable (OutputLine) -> Void = { _ in }, onReport: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> Result {
+        try await withTaskCancellationHandler {
+            try await execute(stop: stop, onOutput: onOutput, onReport: onReport)
+        } onCancel: {
+            stop.stop()
+        }
+    }
+
+    private func execute(
+        stop: ProgramStop, onOutput: @escaping @Sendable (OutputLine) -> Void, onReport: @escaping @Sendable (String) -> Void
+    ) async throws -> Result {
+        guard !options.program.isEmpty else { throw ProgramError("give a program to run") }
+        guard options.rate > 0, options.rate.isFinite else { throw ProgramError("the rate must be a positive number, not \(options.rate)") }
+        let environment = HostEnvironment.current
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        guard let umockdev = ChildProcess.resolve("umockdev-run", path: path + ":/usr/bin") else {
+            throw ProgramError("umockdev-run is not installed; install Debian's umockdev (scripts/install-deps)")
+        }
+        guard let program = ChildProcess.resolve(options.program[0], path: path) else {
+            throw ProgramError("program '\(options.program[0])' not found\(options.program[0].contains("/") ? " (or not executable)" : " on PATH")")
+        }
+        try PreloadReach.check(program)
+        let origin = inputs.records.first?.timestamp ?? .zero
+        let (devices, unserved) = try types.devices(for: inputs, requested: options.devices)
+        let speaker = options.speaker ? SpeakerCapture() : nil
+        let allDevices: [any ServedDevice] = devices + (speaker.map { [$0] } ?? [])
+
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        var plan = TestbedPlan(folder: scratch.devices, origin: origin, rate: options.rate)
+        var prepared: [any ServedDevice] = []
+        defer { for device in prepared { device.finish() } }
+        for device in allDevices {
+            prepared.append(device)
+            try device.prepare(&plan)
+        }
+        for device in allDevices { onReport("device: " + device.summary) }
+        if !unserved.isEmpty { onReport("not served: " + unserved.joined(separator: ", ")) }
+
+        // umockdev-run hosts the testbed: it builds it, serves the nodes' ioctls and scripts from its threads, and
+        // runs a sleeper that says where the testbed is. The program then starts as this process's own child with
+        // the preload and the testbed's folder, so its exit status is its own, and it may end before the scripts do.
+        let ready = scratch.path + "/testbed"
+        // The run's clock starts as umockdev starts: its scripts' clocks start while it loads them, a little later,
+        // so what umockdev serves is never early.
+        let clock = ContinuousClock()
+        let start = clock.now
+        let host = try ChildProcess(
+            executable: umockdev,
+            arguments: plan.umockdevArguments + ["--", "/bin/sh", "-c", "printf %s \"$UMOCKDEV_DIR\" > '\(ready).part' && mv '\(ready).part' '\(ready)' && exec sleep 2147483647"],
+            environment: ["PATH": "/usr/bin:/bin", "TMPDIR": scratch.temporary])
+        defer {
+            host.signalGroup(SIGKILL)
+            _ = host.wait()
+        }
+        DetachedThread.start(name: "testbed output") { ChildProcess.readLines(host.standardOutput) { _ in } }
+        let hostErrors = Locked<[String]>([])
+        DetachedThread.start(name: "testbed errors") { ChildProcess.readLines(host.standardError) { line in hostErrors.withLock { $0.append(line) } } }
+        let root = try await scratch.testbedRoot(at: ready, while: { host.poll() == nil }) {
+            hostErrors.withLock { $0.suffix(5).joined(separator: "; ") }
+        }
+        for (node, target) in plan.links.sorted(by: { $0.key < $1.key }) {
+            let folder = root + node.split(separator: "/").dropLast().joined(separator: "/").reduce(into: "/") { $0.append($1) }
+            _ = mkdir(folder, 0o755)
+            guard symlink(target, root + node) == 0 else { throw ProgramError("cannot link \(node) in the testbed: \(describeErrno(errno))") }
+        }
+        var childEnvironment = [
+            "PATH": path, "HOME": environment["HOME"] ?? "/", "LANG": "C.UTF-8", "TMPDIR": scratch.temporary, "PYTHONUNBUFFERED": "1",
+            "LD_PRELOAD": "libumockdev-preload.so.0", "UMOCKDEV_DIR": root,
+        ]
+        for (key, value) in plan.environment { childEnvironment[key] = value }
+        for (key, value) in options.environment { childEnvironment[key] = value }
+        // env -C starts the program in its directory and replaces itself with it: the child is the program.
+        let child = try ChildProcess(
+            executable: "/usr/bin/env", arguments: ["-C", options.directory ?? currentDirectory(), program] + options.program.dropFirst(),
+            environment: childEnvironment)
+        let context = FeedContext(start: start, origin: origin, rate: options.rate) { root }
+        onReport("started \(options.program.joined(separator: " ")) (pid \(child.pid)) at rate \(options.rate)")
+
+        let output = Locked<[OutputLine]>([])
+        let events = Locked<[AppEvent]>([])
+        let readersDone = ReadersDone()
+        for (descriptor, stream) in [(child.standardOutput, OutputStreamName.stdout), (child.standardError, .stderr)] {
+            let patterns = options.patterns
+            DetachedThread.start(name: "program \(stream.rawValue)") {
+                ChildProcess.readLines(descriptor) { text in
+                    let time = context.traceTime(of: ContinuousClock().now)
+                    let line = OutputLine(time: time, seconds: origin.duration(to: time).seconds, stream: stream, text: text)
+                    output.withLock { $0.append(line) }
+                    if let event = patterns?.event(for: text, stream: stream, at: line.time) { events.withLock { $0.append(event) } }
+                    onOutput(line)
+                }
+                readersDone.finish()
+            }
+        }
+
+        let (endings, continuation) = AsyncStream<Ending>.makeStream()
+        DetachedThread.start(name: "program wait") {
+            _ = child.wait()
+            continuation.yield(.exited)
+        }
+        stop.onStop { continuation.yield(.interrupted) }
+        let feeding = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for device in allDevices {
+                    group.addTask {
+                        do { try await device.feed(context) } catch is CancellationError {} catch {
+                            onReport("device: \(device.summary): \(error)")
+                        }
+                    }
+                }
+            }
+            if options.end == nil, !Task.isCancelled { continuation.yield(.inputsEnded) }
+        }
+        let timer = Task {
+            guard let end = options.end else { return }
+            try await context.wait(until: origin + .nanoseconds(Int64(end * 1e9)))
+            continuation.yield(.endPassed)
+        }
+        var ending = Ending.exited
+        for await first in endings {
+            ending = first
+            break
+        }
+        let ended = context.traceTime(of: clock.now)
+        feeding.cancel()
+        timer.cancel()
+        var killed = false
+        if ending != .exited {
+            child.signalGroup(SIGTERM)
+            let deadline = clock.now + .nanoseconds(Int64(options.grace * 1e9))
+            while child.poll() == nil, clock.now < deadline { try? await clock.sleep(for: .milliseconds(10)) }
+            if child.poll() == nil {
+                killed = true
+                child.signalGroup(SIGKILL)
+            }
+        }
+        let termination = child.wait()
+        // What the program started may still hold its pipes: end the whole group before waiting for the readers.
+        child.signalGroup(SIGKILL)
+        await readersDone.wait(count: 2)
+        for device in prepared { device.finish() }
+        prepared = []
+        var all = events.withLock { $0 }
+        for device in allDevices { all += device.events() }
+        all.sort { $0.timestamp < $1.timestamp }
+        let result = Result(
+            termination: termination, ending: ending, killed: killed, start: origin, seconds: origin.duration(to: ended).seconds,
+            output: output.withLock { $0 }, events: all, devices: allDevices.map(\.summary), delivered: allDevices.map(\.delivered), unserved: unserved)
+        onReport(result.summary)
+        for line in result.delivered { onReport("delivered: " + line) }
+        return result
+    }
+}
+
+extension ServedDeviceTypes {
+    /// The package's device types: `evdev`, `iio`, `nmea` and `gpsd`.
+    public static let standard = ServedDeviceTypes([
+        EvdevServedDevice.type, IIOServedDevice.type, GPSServedDevice.type(.nmea), GPSServedDevice.type(.gpsd),
+    ])
+}
+
+/// Stops a ``ProgramRun`` from outside it: a Ctrl-C handler, a test.
+public final class ProgramStop: Sendable {
+    private let state = Locked<(stopped: Bool, handlers: [@Sendable () -> Void])>((false, []))
+
+    /// A stop not yet asked for.
+    public init() {}
+
+    /// Asks the run to stop its program now.
+    public func stop() {
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            state.stopped = true
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        for handler in handlers { handler() }
+    }
+
+    func onStop(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if !state.stopped { state.handlers.append(handler) }
+            return state.stopped
+        }
+        if now { handler() }
+    }
+}
+
+/// Counts reader threads that finished, for an async wait.
+private final class ReadersDone: Sendable {
+    private let count = Locked(0)
+
+    func finish() { count.withLock { $0 += 1 } }
+
+    func wait(count wanted: Int) async {
+        while count.withLock({ $0 }) < wanted { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+}
+
+/// The run's scratch folder: the devices' files, and the `TMPDIR` under which umockdev makes its testbed.
+final class ScratchFolder: Sendable {
+    let path: String
+    var devices: String { path + "/devices" }
+    var temporary: String { path + "/tmp" }
+
+    init() throws {
+        let base = HostEnvironment.current["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/hal-exec.XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw ProgramError("cannot make a scratch folder in \(base): \(describeErrno(errno))")
+        }
+        path = String(cString: made)
+        for folder in [path + "/devices", path + "/tmp"] where mkdir(folder, 0o700) != 0 {
+            throw ProgramError("cannot make \(folder): \(describeErrno(errno))")
+        }
+    }
+
+    /// The testbed's root, once umockdev has made it and its sleeper wrote it into `file`, waiting while `running`
+    /// holds; `errors` says what umockdev said when it did not.
+    func testbedRoot(at file: String, while running: @Sendable () -> Bool, errors: @Sendable () -> String) async throws -> String {
+        while true {
+            if let bytes = FileManager.default.contents(atPath: file), !bytes.isEmpty { return String(decoding: bytes, as: UTF8.self) }
+            guard running() else { throw ProgramError("umockdev-run could not make the testbed: \(errors())") }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// The working directory of this process.
+func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getcwd(&buffer, buffer.count) != nil else { return "/" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// The caller's environment.
+enum HostEnvironment {
+    static var current: [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") { result[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+            entry += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,227 @@
+import Audio
+import FoundationEssentials
+public import HAL
+import LibC
+import SystemSupport
+
+/// The program's speaker: an ALSA configuration (`ALSA_CONFIG_PATH`) whose default PCM is alsa-lib's `file` plugin
+/// writing WAV into a FIFO that this device reads, over the `null` device. What the program plays through ALSA's
+/// default device (`aplay`, `espeak-ng`, a `pyalsaaudio` stream) arrives here as it is written.
+///
+/// Each opening of the PCM is a clip: `speaker.started` when its first samples arrive (with `clip`, its number from
+/// 1, `rate`, `channels`, `seconds` and `loudness`, the EBU R 128 integrated loudness in LUFS) and `speaker.stopped`
+/// the clip's length later. Times are the trace's, as for every event of the run. The `null` device does not pace
+/// playback, so the capture does: it reads the samples no faster than they play at the run's rate, and a program's
+/// `aplay` takes as long as the clip (divided by the rate), as on a sound card.
+public final class SpeakerCapture: ServedDevice {
+    private struct Clip {
+        var started: Timestamp
+        var rate: Int
+        var channels: Int
+        var frames: Int
+        var loudness: Double
+    }
+
+    private let state = Locked<(fifo: String, context: FeedContext?, clips: [Clip], stopping: Bool, done: Bool)>(("", nil, [], false, false))
+
+    /// A speaker not yet prepared.
+    public init() {}
+
+    public var summary: String { "speaker: ALSA's default PCM, captured (ALSA_CONFIG_PATH)" }
+
+    public func prepare(_ testbed: inout TestbedPlan) throws {
+        let fifo = testbed.folder + "/speaker.wav"
+        guard mkfifo(fifo, 0o600) == 0 else { throw ProgramError("cannot make \(fifo): \(describeErrno(errno))") }
+        let base = "/usr/share/alsa/alsa.conf"
+        guard let configuration = try? Data(contentsOf: URL(fileURLWithPath: base)) else {
+            throw ProgramError("cannot read \(base); install Debian's libasound2 (alsa-lib) for the program's speaker, or run without it")
+        }
+        let path = try testbed.write(
+            "alsa.conf",
+            String(decoding: configuration, as: UTF8.self)
+                + "\n# hal exec: the default PCM writes what is played, as WAV, into a FIFO the run reads.\n"
+                + "pcm.!default { type file; slave.pcm \"null\"; file \"\(fifo)\"; format \"wav\" }\n")
+        testbed.environment["ALSA_CONFIG_PATH"] = path
+        state.withLock { $0.fifo = fifo }
+    }
+
+    public func feed(_ run: FeedContext) async throws {
+        state.withLock { $0.context = run }
+        let fifo = state.withLock { $0.fifo }
+        DetachedThread.start(name: "speaker capture") { [self] in
+            while !state.withLock({ $0.stopping }) {
+                let file = open(fifo, O_RDONLY | O_CLOEXEC)
+                if file < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                capture(file, context: run)
+                close(file)
+            }
+            state.withLock { $0.done = true }
+        }
+    }
+
+    /// Reads one opening's stream until the writer closes: WAV headers, each followed by its clip's samples (two
+    /// programs that open the device one after the other can share one opening of the FIFO, so a header may follow
+    /// samples). Samples are read no faster than they play at the run's rate, so that a program waiting for its
+    /// sound to finish waits as long as a sound card would make it; the FIFO holds one page, so the writer is at
+    /// most that far ahead.
+    private func capture(_ file: Int32, context: FeedContext) {
+        _ = fcntl(file, 1031 /* F_SETPIPE_SZ */, 4096)
+        var bytes: [UInt8] = []
+        var header: WAVStream?
+        var started: (time: Timestamp, instant: ContinuousClock.Instant)?
+        var checked = 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        func finishClip(at end: Int) {
+            guard let header, let started, end > header.dataOffset else { return }
+            let audio = header.audio(Array(bytes[header.dataOffset..<end]))
+            let loudness = Loudness(measuring: audio).integrated
+            state.withLock {
+                $0.clips.append(Clip(started: started.time, rate: audio.sampleRate, channels: audio.channelCount, frames: audio.samples.count / max(1, audio.channelCount), loudness: loudness))
+            }
+        }
+        while true {
+            if let header, let started {
+                // Hold the next read until the samples read so far have played.
+                let played = Double(bytes.count - header.dataOffset) / Double(header.bytesPerSecond) / context.rate
+                let wait = ContinuousClock().now.duration(to: started.instant + .nanoseconds(Int64(played * 1e9)))
+                if wait > .zero { usleep(UInt32(min(100_000, wait.components.attoseconds / 1_000_000_000_000 + wait.components.seconds * 1_000_000))) }
+            }
+            let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+            if header == nil {
+                header = WAVStream(bytes)
+                checked = header?.dataOffset ?? 0
+            }
+            guard let current = header else { continue }
+            if started == nil, bytes.count > current.dataOffset {
+                let now = ContinuousClock().now
+                started = (context.traceTime(of: now), now)
+            }
+            // A new header at a frame boundary starts the next clip.
+            let frame = current.channels * max(1, current.bits / 8)
+            var offset = checked
+            while offset + 12 <= bytes.count {
+                if bytes[offset] == 0x52, WAVStream.startsHeader(bytes, at: offset) {
+                    finishClip(at: offset)
+                    bytes.removeFirst(offset)
+                    header = WAVStream(bytes)
+                    started = nil
+                    offset = 0
+                    guard let next = header else { break }
+                    offset = next.dataOffset
+                    if bytes.count > next.dataOffset {
+                        let now = ContinuousClock().now
+                        started = (context.traceTime(of: now), now)
+                    }
+                    continue
+                }
+                offset += frame
+            }
+            checked = offset
+        }
+        finishClip(at: bytes.count)
+    }
+
+    public func finish() {
+        let (fifo, done) = state.withLock { state -> (String, Bool) in
+            state.stopping = true
+            return (state.fifo, state.done)
+        }
+        guard !fifo.isEmpty, !done else { return }
+        // A reader waiting to open the FIFO opens once a writer does: open and close one so that it sees the end.
+        for _ in 0..<200 where !state.withLock({ $0.done }) {
+            let writer = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if writer >= 0 { close(writer) }
+            usleep(5_000)
+        }
+    }
+
+    public var delivered: String {
+        let clips = state.withLock { $0.clips }
+        let seconds = clips.reduce(0.0) { $0 + Double($1.frames) / Double(max(1, $1.rate)) }
+        return "speaker: \(clips.count) clip\(clips.count == 1 ? "" : "s") captured, " + printfFormat("%.2f s", seconds)
+    }
+
+    public func events() -> [AppEvent] {
+        var events: [AppEvent] = []
+        for (index, clip) in state.withLock({ $0.clips }).enumerated() {
+            let seconds = Double(clip.frames) / Double(max(1, clip.rate))
+            var started: [String: AppEventValue] = [
+                "clip": .int(Int64(index + 1)), "rate": .int(Int64(clip.rate)), "channels": .int(Int64(clip.channels)),
+                "seconds": .double((seconds * 1000).rounded() / 1000),
+            ]
+            if clip.loudness.isFinite { started["loudness"] = .double((clip.loudness * 10).rounded() / 10) }
+            events.append(AppEvent(timestamp: clip.started, name: "speaker.started", attributes: started))
+            events.append(AppEvent(timestamp: clip.started + .nanoseconds(Int64(seconds * 1e9)), name: "speaker.stopped", attributes: ["clip": .int(Int64(index + 1))]))
+        }
+        return events
+    }
+}
+
+/// The header of a WAV stream as alsa-lib's `file` plugin writes it: `RIFF`, `WAVE`, a `fmt ` chunk and the start
+/// of the `data` chunk, whose length is not known while the stream is written.
+struct WAVStream {
+    var format: UInt16
+    var channels: Int
+    var rate: Int
+    var bits: Int
+    var dataOffset: Int
+
+    init?(_ bytes: [UInt8]) {
+        func u16(_ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
+        func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
+        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else { return nil }
+        var offset = 12
+        var found: (UInt16, Int, Int, Int)?
+        while offset + 8 <= bytes.count {
+            let size = Int(u32(offset + 4))
+            let id = bytes[offset..<offset + 4]
+            if id.elementsEqual("fmt ".utf8) {
+                guard offset + 24 <= bytes.count else { return nil }
+                found = (u16(offset + 8), Int(u16(offset + 10)), Int(u32(offset + 12)), Int(u16(offset + 22)))
+            } else if id.elementsEqual("data".utf8) {
+                guard let (format, channels, rate, bits) = found, channels > 0, bits > 0 else { return nil }
+                (self.format, self.channels, self.rate, self.bits, dataOffset) = (format, channels, rate, bits, offset + 8)
+                return
+            }
+            offset += 8 + size + (size & 1)
+        }
+        return nil
+    }
+
+    /// Whether `bytes` holds the start of a WAV header (`RIFF`, a length, `WAVE`) at `offset`.
+    static func startsHeader(_ bytes: [UInt8], at offset: Int) -> Bool {
+        offset + 12 <= bytes.count && bytes[offset..<offset + 4].elementsEqual("RIFF".utf8) && bytes[offset + 8..<offset + 12].elementsEqual("WAVE".utf8)
+    }
+
+    /// Bytes of samples per second of sound.
+    var bytesPerSecond: Int { max(1, rate * channels * max(1, bits / 8)) }
+
+    /// The samples as floats in [-1, 1]: 8-bit unsigned, 16-, 24- and 32-bit signed, or 32-bit float.
+    func audio(_ data: [UInt8]) -> PCMAudio {
+        let width = bits / 8
+        let count = width > 0 ? data.count / width / channels * channels : 0
+        var samples = [Float](repeating: 0, count: count)
+        for index in 0..<count {
+            let at = index * width
+            switch (format, bits) {
+            case (3, 32):
+                samples[index] = Float(bitPattern: UInt32(data[at]) | UInt32(data[at + 1]) << 8 | UInt32(data[at + 2]) << 16 | UInt32(data[at + 3]) << 24)
+            case (_, 8): samples[index] = (Float(data[at]) - 128) / 128
+            case (_, 16): samples[index] = Float(Int16(bitPattern: UInt16(data[at]) | UInt16(data[at + 1]) << 8)) / 32768
+            case (_, 24):
+                let value = Int32(bitPattern: UInt32(data[at]) << 8 | UInt32(data[at + 1]) << 16 | UInt32(data[at + 2]) << 24) >> 8
+                samples[index] = Float(value) / 8_388_608
+            case (_, 32):
+                samples[index] = Float(Int32(bitPattern: UInt32(data[at]) | UInt32(data[at + 1]) << 8 | UInt32(data[at + 2]) << 16 | UInt32(data[at + 3]) << 24)) / 2_147_483_648
+            default: break
+            }
+        }
+        return PCMAudio(sampleRate: rate, channelCount: channels, samples: samples)
+    }
+}

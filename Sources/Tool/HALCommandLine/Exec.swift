@@ -1,0 +1,172 @@
+import AppCore
+import ArgumentParser
+import FoundationEssentials
+import HAL
+import LibC
+import ProgramDevices
+import ProgramSession
+import Replay
+import Session
+import SystemSupport
+import Synthesis
+import TraceFormat
+
+/// `hal exec INPUT… -- PROGRAM ARGS…`: runs an unmodified program on simulated devices fed from traces or scripts.
+struct Exec: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "exec",
+        abstract: "Run any program on simulated devices (evdev, IIO, serial GPS, gpsd, ALSA) fed from traces, under umockdev.",
+        discussion: """
+            Each input channel becomes a device of its kind's default type, or of the types --device names: \
+            \(ServedDeviceTypes.standard.types.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")). \
+            The program sees them through umockdev's preload library, with no root and no kernel module; \
+            HAL_DEVICE_<CHANNEL> in its environment names each one's node. The program's lines are printed with \
+            their trace time. With a program scenario (.run.json naming a program) instead of inputs, its \
+            expectations are checked, and the exit status is 1 when one fails. See docs/programs.md.
+            """)
+
+    @Argument(help: "A trace or script (.jsonl, .mcap, .walk.json, .motion.json), or a program scenario (.run.json).")
+    var input: String
+
+    @Option(name: .customLong("input"), help: "Another trace or script whose channels are served too (repeatable).")
+    var moreInputs: [String] = []
+
+    /// Every input, the argument's first.
+    private var inputs: [String] { [input] + moreInputs }
+
+    @Argument(parsing: .postTerminator, help: "The program and its arguments, after --.")
+    var program: [String] = []
+
+    @Option(help: "Feed the devices N times faster than real time.")
+    var rate: Double?
+
+    @Option(help: "Stop the program this many trace seconds after the first input (by default, when the inputs end).")
+    var end: Double?
+
+    @Option(help: "Seconds between SIGTERM and SIGKILL when the program is stopped.")
+    var grace: Double?
+
+    @Option(name: .customLong("device"), help: ArgumentHelp("Serve a channel as a device type (repeatable).", valueName: "channel=type"))
+    var devices: [String] = []
+
+    @Option(name: .customLong("env"), help: ArgumentHelp("Add a variable to the program's environment (repeatable).", valueName: "name=value"))
+    var environment: [String] = []
+
+    @Option(help: "Inject the faults of this plan into the inputs (docs/faults.md).")
+    var faults: String?
+
+    @Option(name: .customLong("event"), help: ArgumentHelp("Turn output lines matching a regular expression into an event (repeatable).", valueName: "regex=event"))
+    var patterns: [String] = []
+
+    @Flag(help: "Lines the program prints as JSON objects with an \"event\" key are events.")
+    var jsonEvents = false
+
+    @Flag(help: "Give the program no captured ALSA speaker.")
+    var noSpeaker = false
+
+    @Flag(help: "Print only the event log, not the program's lines.")
+    var quiet = false
+
+    func validate() throws {
+        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate takes a positive number") }
+        if let end, !(end >= 0) { throw ValidationError("--end takes 0 or more seconds") }
+        if let grace, !(grace >= 0) { throw ValidationError("--grace takes 0 or more seconds") }
+        for pair in devices + environment where !pair.contains("=") { throw ValidationError("'\(pair)': expected name=value") }
+        if isScenario {
+            if inputs.count > 1 { throw ValidationError("a program scenario runs alone; give it without other inputs") }
+            if !program.isEmpty || !devices.isEmpty || !environment.isEmpty || faults != nil || !patterns.isEmpty || jsonEvents {
+                throw ValidationError("a program scenario gives its own program, devices, environment, faults and events")
+            }
+        } else if program.isEmpty {
+            throw ValidationError("give the program after --, as in: \(HALCommandLine.toolName) exec walk.json -- python3 guide.py")
+        }
+    }
+
+    private var isScenario: Bool { input.hasSuffix(".run.json") }
+
+    func run() async throws {
+        let quiet = quiet
+        let onOutput: @Sendable (ProgramRun.OutputLine) -> Void = { line in
+            guard !quiet else { return }
+            var out = StandardOutput()
+            out.line(printfFormat("[%9.3f] ", line.seconds) + (line.stream == .stderr ? "stderr: " : "") + line.text)
+            out.flush()
+        }
+        let onReport: @Sendable (String) -> Void = { printError("\(HALCommandLine.toolName) exec: \($0)") }
+        let running: Task<Int32, any Error>
+        if isScenario {
+            let scenario = try ProgramScenario(path: inputs[0])
+            running = Task {
+                let (run, session) = try await scenario.run(onOutput: onOutput, onReport: onReport)
+                var out = StandardOutput()
+                for line in session.logLines { out.line(line) }
+                for expectation in session.expectations { out.line(expectation.line) }
+                out.flush()
+                if !session.passed { return 1 }
+                return Self.status(run)
+            }
+        } else {
+            var trace = try Trace.merging(inputs.map { try Trace.loadInput(path: $0) })
+            if let faults {
+                let plan = try FaultPlan.load(path: faults)
+                trace.records = FaultInjector(plan: plan, header: trace.header).apply(to: trace.records)
+            }
+            var requested: [String: [String]] = [:]
+            for pair in devices {
+                let (channel, type) = Self.split(pair)
+                requested[channel, default: []].append(type)
+            }
+            var variables: [String: String] = [:]
+            for pair in environment {
+                let (name, value) = Self.split(pair)
+                variables[name] = value
+            }
+            let outputPatterns = try OutputPatterns(patterns.map { pair in
+                let (pattern, event) = Self.splitLast(pair)
+                return OutputPatterns.Pattern(pattern: pattern, event: event)
+            }, jsonEvents: jsonEvents)
+            let options = ProgramRun.Options(
+                program: program, rate: rate ?? 1, end: end, grace: grace ?? 2, environment: variables, devices: requested,
+                speaker: !noSpeaker, patterns: outputPatterns)
+            let inputs = trace
+            running = Task {
+                let run = try await ProgramRun(inputs: inputs, options: options).run(onOutput: onOutput, onReport: onReport)
+                var out = StandardOutput()
+                for event in run.events { out.line(EventLog.line(event, start: run.start)) }
+                out.flush()
+                return Self.status(run)
+            }
+        }
+        let stop = StopConditions(cancelling: running, after: nil)
+        let status: Int32
+        do {
+            status = try await running.value
+        } catch let error as ProgramError {
+            stop.disarm()
+            throw ValidationError(error.description)
+        }
+        stop.disarm()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The command's exit status for a run: the program's own when it exited, 128 + the signal when it crashed, 130
+    /// when interrupted, 0 when it was stopped at the end of its inputs or the end.
+    static func status(_ run: ProgramRun.Result) -> Int32 {
+        switch (run.ending, run.termination) {
+        case (.exited, .exited(let status)): return status
+        case (.exited, .signaled(let signal)): return 128 + signal
+        case (.interrupted, _): return 130
+        default: return 0
+        }
+    }
+
+    static func split(_ pair: String) -> (String, String) {
+        let index = pair.firstIndex(of: "=")!
+        return (String(pair[..<index]), String(pair[pair.index(after: index)...]))
+    }
+
+    static func splitLast(_ pair: String) -> (String, String) {
+        guard let index = pair.lastIndex(of: "=") else { return (pair, pair) }
+        return (String(pair[..<index]), String(pair[pair.index(after: index)...]))
+    }
+}
