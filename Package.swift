@@ -279,6 +279,11 @@ targets += [
         dependencies: ["HAL", "LibC", "Audio", "CSndfile", "TraceFormat", "Replay", "Synthesis", "Interchange", "HALTestDoubles", "hal", "TestSupport"],
         exclude: ["Fixtures"]),
     .testTarget(name: "InputEventsTests", dependencies: ["HAL", "InputEvents"]),
+    // hal exec and program scenarios: the devices' files decoded back, and real programs (evtest, python3-evdev,
+    // libiio's tools, gpspipe, aplay, v4l2-ctl) run under the command.
+    .testTarget(
+        name: "ProgramDevicesTests",
+        dependencies: ["hal", "HAL", "LibC", "InputEvents", "ProgramDevices", "ProgramSession", "TraceFormat", "Audio", "TestSupport"]),
     .testTarget(
         name: "MotionTests", dependencies: ["HAL", "HALTestDoubles", "Motion", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"]),
     .testTarget(

@@ -146,7 +146,7 @@ public struct ProgramRun: Sendable {
         guard options.rate > 0, options.rate.isFinite else { throw ProgramError("the rate must be a positive number, not \(options.rate)") }
         let environment = HostEnvironment.current
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        guard let umockdev = ChildProcess.resolve("umockdev-run", path: path + ":/usr/bin") else {
+        guard let umockdev = ChildProcess.resolve("umockdev-run", path: path) else {
             throw ProgramError("umockdev-run is not installed; install Debian's umockdev (scripts/install-deps)")
         }
         guard let program = ChildProcess.resolve(options.program[0], path: path) else {
@@ -250,11 +250,13 @@ public struct ProgramRun: Sendable {
             try await context.wait(until: origin + .nanoseconds(Int64(end * 1e9)))
             continuation.yield(.endPassed)
         }
-        var ending = Ending.exited
-        for await first in endings {
-            ending = first
+        var first: Ending?
+        for await ending in endings {
+            first = ending
             break
         }
+        // The wait ends without an ending when the task is cancelled: that is an interruption too.
+        let ending = first ?? .interrupted
         let ended = context.traceTime(of: clock.now)
         feeding.cancel()
         timer.cancel()
@@ -331,19 +333,25 @@ private final class ReadersDone: Sendable {
 }
 
 /// The run's scratch folder: the devices' files, and the `TMPDIR` under which umockdev makes its testbed.
+///
+/// umockdev's preload reaches a node's ioctl handler through a Unix socket under the testbed
+/// (`…/umockdev.XXXXXX/ioctl/dev/input/event0`), and a socket's path holds at most 107 bytes: the folder is made in
+/// `$TMPDIR` when that leaves room, and in `/tmp` otherwise.
 final class ScratchFolder: Sendable {
     let path: String
-    var devices: String { path + "/devices" }
-    var temporary: String { path + "/tmp" }
+    var devices: String { path + "/d" }
+    var temporary: String { path + "/t" }
 
     init() throws {
-        let base = HostEnvironment.current["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var base = HostEnvironment.current["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        // "/hal-exec.XXXXXX" + "/t" + "/umockdev.XXXXXX" + "/ioctl/dev/iio:device10" and room to spare.
+        if base.utf8.count + 16 + 2 + 16 + 24 > 107 { base = "/tmp" }
         var template = Array((base + "/hal-exec.XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw ProgramError("cannot make a scratch folder in \(base): \(describeErrno(errno))")
         }
         path = String(cString: made)
-        for folder in [path + "/devices", path + "/tmp"] where mkdir(folder, 0o700) != 0 {
+        for folder in [path + "/d", path + "/t"] where mkdir(folder, 0o700) != 0 {
             throw ProgramError("cannot make \(folder): \(describeErrno(errno))")
         }
     }

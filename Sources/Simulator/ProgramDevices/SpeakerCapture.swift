@@ -14,15 +14,7 @@ import SystemSupport
 /// playback, so the capture does: it reads the samples no faster than they play at the run's rate, and a program's
 /// `aplay` takes as long as the clip (divided by the rate), as on a sound card.
 public final class SpeakerCapture: ServedDevice {
-    private struct Clip {
-        var started: Timestamp
-        var rate: Int
-        var channels: Int
-        var frames: Int
-        var loudness: Double
-    }
-
-    private let state = Locked<(fifo: String, context: FeedContext?, clips: [Clip], stopping: Bool, done: Bool)>(("", nil, [], false, false))
+    private let state = Locked<(fifo: String, clips: [Clip], stopping: Bool, done: Bool)>(("", [], false, false))
 
     /// A speaker not yet prepared.
     public init() {}
@@ -46,99 +38,50 @@ public final class SpeakerCapture: ServedDevice {
     }
 
     public func feed(_ run: FeedContext) async throws {
-        state.withLock { $0.context = run }
         let fifo = state.withLock { $0.fifo }
-        DetachedThread.start(name: "speaker capture") { [self] in
-            while !state.withLock({ $0.stopping }) {
-                let file = open(fifo, O_RDONLY | O_CLOEXEC)
-                if file < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                capture(file, context: run)
-                close(file)
-            }
-            state.withLock { $0.done = true }
-        }
-    }
-
-    /// Reads one opening's stream until the writer closes: WAV headers, each followed by its clip's samples (two
-    /// programs that open the device one after the other can share one opening of the FIFO, so a header may follow
-    /// samples). Samples are read no faster than they play at the run's rate, so that a program waiting for its
-    /// sound to finish waits as long as a sound card would make it; the FIFO holds one page, so the writer is at
-    /// most that far ahead.
-    private func capture(_ file: Int32, context: FeedContext) {
+        // This end is opened for reading and writing, so it is open before any program opens the device, the pipe's
+        // size (one page) holds for every writer, and a writer closing is no end of the stream: clips are told apart
+        // by their headers.
+        let file = open(fifo, O_RDWR | O_CLOEXEC)
+        guard file >= 0 else { throw ProgramError("cannot open \(fifo): \(describeErrno(errno))") }
         _ = fcntl(file, 1031 /* F_SETPIPE_SZ */, 4096)
-        var bytes: [UInt8] = []
-        var header: WAVStream?
-        var started: (time: Timestamp, instant: ContinuousClock.Instant)?
-        var checked = 0
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        func finishClip(at end: Int) {
-            guard let header, let started, end > header.dataOffset else { return }
-            let audio = header.audio(Array(bytes[header.dataOffset..<end]))
-            let loudness = Loudness(measuring: audio).integrated
-            state.withLock {
-                $0.clips.append(Clip(started: started.time, rate: audio.sampleRate, channels: audio.channelCount, frames: audio.samples.count / max(1, audio.channelCount), loudness: loudness))
-            }
-        }
-        while true {
-            if let header, let started {
-                // Hold the next read until the samples read so far have played.
-                let played = Double(bytes.count - header.dataOffset) / Double(header.bytesPerSecond) / context.rate
-                let wait = ContinuousClock().now.duration(to: started.instant + .nanoseconds(Int64(played * 1e9)))
-                if wait > .zero { usleep(UInt32(min(100_000, wait.components.attoseconds / 1_000_000_000_000 + wait.components.seconds * 1_000_000))) }
-            }
-            let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-            if header == nil {
-                header = WAVStream(bytes)
-                checked = header?.dataOffset ?? 0
-            }
-            guard let current = header else { continue }
-            if started == nil, bytes.count > current.dataOffset {
-                let now = ContinuousClock().now
-                started = (context.traceTime(of: now), now)
-            }
-            // A new header at a frame boundary starts the next clip.
-            let frame = current.channels * max(1, current.bits / 8)
-            var offset = checked
-            while offset + 12 <= bytes.count {
-                if bytes[offset] == 0x52, WAVStream.startsHeader(bytes, at: offset) {
-                    finishClip(at: offset)
-                    bytes.removeFirst(offset)
-                    header = WAVStream(bytes)
-                    started = nil
-                    offset = 0
-                    guard let next = header else { break }
-                    offset = next.dataOffset
-                    if bytes.count > next.dataOffset {
-                        let now = ContinuousClock().now
-                        started = (context.traceTime(of: now), now)
-                    }
-                    continue
+        DetachedThread.start(name: "speaker capture") { [self] in
+            var reader = ClipReader(context: run)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var draining = false
+            while true {
+                if !draining, state.withLock({ $0.stopping }) {
+                    // The program ended: what it wrote was played; take the rest at once.
+                    draining = true
+                    _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) | O_NONBLOCK)
                 }
-                offset += frame
+                if !draining {
+                    if let wait = reader.waitBeforeReading(), wait > .zero { usleep(UInt32(min(50_000, wait.microseconds))) ; continue }
+                    var descriptor = pollfd(fd: file, events: Int16(POLLIN), revents: 0)
+                    if poll(&descriptor, 1, 50) <= 0 { continue }
+                }
+                let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                reader.add(buffer[0..<count])
             }
-            checked = offset
+            close(file)
+            let clips = reader.finish()
+            state.withLock {
+                $0.clips = clips
+                $0.done = true
+            }
         }
-        finishClip(at: bytes.count)
     }
 
     public func finish() {
-        let (fifo, done) = state.withLock { state -> (String, Bool) in
+        let started = state.withLock { state -> Bool in
             state.stopping = true
-            return (state.fifo, state.done)
+            return !state.fifo.isEmpty
         }
-        guard !fifo.isEmpty, !done else { return }
-        // A reader waiting to open the FIFO opens once a writer does: open and close one so that it sees the end.
-        for _ in 0..<200 where !state.withLock({ $0.done }) {
-            let writer = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            if writer >= 0 { close(writer) }
-            usleep(5_000)
-        }
+        guard started else { return }
+        // The reader drains what is left and stops; wait for that state (it reads at most one page more).
+        for _ in 0..<2000 where !state.withLock({ $0.done }) { usleep(1_000) }
     }
 
     public var delivered: String {
@@ -161,6 +104,95 @@ public final class SpeakerCapture: ServedDevice {
         }
         return events
     }
+}
+
+/// One clip the speaker captured.
+struct Clip {
+    var started: Timestamp
+    var rate: Int
+    var channels: Int
+    var frames: Int
+    var loudness: Double
+}
+
+/// Cuts the captured stream into clips: each WAV header starts one, and its samples follow until the next header.
+///
+/// A clip starts when its samples arrive, or when the clip before it has played, whichever is later (a sound card
+/// plays one stream after another). Reading is paced: the next read waits until what was read has played at the
+/// run's rate, so a program waiting for its sound to end waits as long as with a sound card.
+struct ClipReader {
+    let context: FeedContext
+    private var bytes: [UInt8] = []
+    private var header: WAVStream?
+    private var started: (time: Timestamp, instant: ContinuousClock.Instant)?
+    private var checked = 0
+    private var playedUntil = ContinuousClock().now
+    private var clips: [Clip] = []
+
+    init(context: FeedContext) {
+        self.context = context
+    }
+
+    /// How long to wait before the next read so that it does not run ahead of playback; `nil` between clips.
+    func waitBeforeReading() -> Duration? {
+        guard let header, let started, bytes.count > header.dataOffset else { return nil }
+        let played = Double(bytes.count - header.dataOffset) / Double(header.bytesPerSecond) / context.rate
+        return ContinuousClock().now.duration(to: started.instant + .nanoseconds(Int64(played * 1e9)))
+    }
+
+    /// Takes bytes read from the stream.
+    mutating func add(_ chunk: ArraySlice<UInt8>) {
+        bytes += chunk
+        if header == nil {
+            header = WAVStream(bytes)
+            checked = header?.dataOffset ?? 0
+        }
+        guard var current = header else { return }
+        if started == nil, bytes.count > current.dataOffset { started = begin() }
+        // A new header at a frame boundary starts the next clip.
+        var offset = checked
+        while offset + 12 <= bytes.count {
+            if bytes[offset] == 0x52, WAVStream.startsHeader(bytes, at: offset) {
+                finishClip(at: offset)
+                bytes.removeFirst(offset)
+                header = WAVStream(bytes)
+                started = nil
+                offset = 0
+                guard let next = header else { break }
+                current = next
+                offset = next.dataOffset
+                if bytes.count > next.dataOffset { started = begin() }
+                continue
+            }
+            offset += current.channels * max(1, current.bits / 8)
+        }
+        checked = offset
+    }
+
+    /// The clips, the last one ended where the stream did.
+    mutating func finish() -> [Clip] {
+        finishClip(at: bytes.count)
+        return clips
+    }
+
+    private func begin() -> (time: Timestamp, instant: ContinuousClock.Instant) {
+        let instant = max(ContinuousClock().now, playedUntil)
+        return (context.traceTime(of: instant), instant)
+    }
+
+    private mutating func finishClip(at end: Int) {
+        guard let header, let started, end > header.dataOffset else { return }
+        playedUntil = started.instant + .nanoseconds(Int64(Double(end - header.dataOffset) / Double(header.bytesPerSecond) / context.rate * 1e9))
+        let audio = header.audio(Array(bytes[header.dataOffset..<end]))
+        clips.append(Clip(
+            started: started.time, rate: audio.sampleRate, channels: audio.channelCount, frames: audio.samples.count / max(1, audio.channelCount),
+            loudness: Loudness(measuring: audio).integrated))
+    }
+}
+
+extension Duration {
+    /// The duration in whole microseconds, at least 0.
+    var microseconds: Int64 { max(0, components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000) }
 }
 
 /// The header of a WAV stream as alsa-lib's `file` plugin writes it: `RIFF`, `WAVE`, a `fmt ` chunk and the start

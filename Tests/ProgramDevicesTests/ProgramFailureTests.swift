@@ -1,0 +1,175 @@
+import Foundation
+import HAL
+import TestSupport
+import Testing
+import TraceFormat
+
+/// `hal exec` when things go wrong: each failure has a message that says what to do, and nothing outlives the
+/// command (its scratch folder under `TMPDIR`, the program, umockdev's testbed host).
+@Suite(.serialized) struct ProgramFailureTests {
+    /// A scratch folder with a trace of one touch channel, two taps. Its path is short, so that `hal exec` makes its
+    /// own folder inside it (`TMPDIR`) rather than in `/tmp` (umockdev's sockets need short paths).
+    private func prepare() throws -> (scratch: String, trace: String) {
+        var template = Array("/tmp/hx.XXXXXX".utf8CString)
+        let scratch = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        let path = scratch + "/taps.jsonl"
+        let records = [0.0, 0.1, 0.5, 0.6].enumerated().map { index, at in
+            TraceRecord(channel: 0, reading: .pointer(PointerEvent(timestamp: Timestamp(nanoseconds: Int64(at * 1e9)), phase: index % 2 == 0 ? .press : .release, x: 0.5, y: 0.5)))
+        }
+        let trace = Trace(header: TraceHeader(channels: [TraceChannel(id: "touch", kind: .pointer, source: "test")]), records: records)
+        try TraceConversion.write(trace, to: TraceWriter(path: path, header: trace.header, durability: .buffered))
+        return (scratch, path)
+    }
+
+    private func exec(_ arguments: [String], scratch: String, environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+        try await runProcess(halExecutable, ["exec"] + arguments, environment: ["TMPDIR": scratch].merging(environment) { $1 }, timeout: 120)
+    }
+
+    /// Nothing of the run is left in the scratch folder: no `hal-exec.*` folder.
+    private func expectNothingLeft(_ scratch: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch).filter { $0.hasPrefix("hal-exec.") }
+        #expect(left.isEmpty, "left behind: \(left)", sourceLocation: sourceLocation)
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// Whether `pid` runs: a zombie (killed, not yet reaped by whoever inherited it) does not.
+    private func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return !(stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? false)
+    }
+
+    @Test func aProgramThatIsNotFound() async throws {
+        let (scratch, trace) = try prepare()
+        let (status, output) = try await exec([trace, "--", "no-such-program-here"], scratch: scratch)
+        #expect(status != 0)
+        #expect(output.contains("program 'no-such-program-here' not found on PATH"), "\(output)")
+        try expectNothingLeft(scratch)
+    }
+
+    @Test func aProgramThatExitsAtOnceGivesItsStatus() async throws {
+        let (scratch, trace) = try prepare()
+        let (status, output) = try await exec([trace, "--", "/bin/sh", "-c", "exit 3"], scratch: scratch)
+        #expect(status == 3)
+        #expect(output.contains("the program ended: exit status 3"), "\(output)")
+        try expectNothingLeft(scratch)
+    }
+
+    @Test func aCrashIsReportedWithItsSignal() async throws {
+        let (scratch, trace) = try prepare()
+        let (status, output) = try await exec([trace, "--", "/bin/sh", "-c", "kill -SEGV $$"], scratch: scratch)
+        #expect(status == 128 + 11)
+        #expect(output.contains("the program crashed: signal 11 (SIGSEGV)"), "\(output)")
+        try expectNothingLeft(scratch)
+    }
+
+    /// A program that ignores SIGTERM is killed after the grace period, with what it started.
+    @Test func aProgramThatOutlivesTheEndIsKilledAfterTheGracePeriod() async throws {
+        let (scratch, trace) = try prepare()
+        let (status, output) = try await exec(
+            [trace, "--end", "0.3", "--grace", "0.5", "--", "/bin/sh", "-c", "trap '' TERM; echo pid $$; sleep 300 & echo child $!; wait"], scratch: scratch)
+        #expect(status == 0)
+        #expect(output.contains("end passed at 0.3 s; the program was stopped with SIGKILL after the grace period: signal 9 (SIGKILL)"), "\(output)")
+        let pids = output.split(separator: "\n").compactMap { line -> Int32? in
+            guard let range = line.range(of: "] pid ") ?? line.range(of: "] child ") else { return nil }
+            return Int32(line[range.upperBound...])
+        }
+        #expect(pids.count == 2, "\(output)")
+        for pid in pids { #expect(!isAlive(pid), "process \(pid) outlived the command") }
+        try expectNothingLeft(scratch)
+    }
+
+    /// A program that keeps running ends when the inputs do, with SIGTERM.
+    @Test func theProgramIsStoppedWhenTheInputsEnd() async throws {
+        let (scratch, trace) = try prepare()
+        let (status, output) = try await exec([trace, "--", "/bin/sh", "-c", "exec sleep 300"], scratch: scratch)
+        #expect(status == 0)
+        #expect(output.contains("inputs ended at 0.6 s; the program was stopped with SIGTERM: signal 15 (SIGTERM)"), "\(output)")
+        try expectNothingLeft(scratch)
+    }
+
+    @Test func umockdevMissingNamesTheDebianPackage() async throws {
+        let (scratch, trace) = try prepare()
+        let (status, output) = try await exec([trace, "--", "/bin/true"], scratch: scratch, environment: ["PATH": scratch])
+        #expect(status != 0)
+        #expect(output.contains("umockdev-run is not installed; install Debian's umockdev"), "\(output)")
+        try expectNothingLeft(scratch)
+    }
+
+    /// A device asked of a channel whose kind it cannot carry, an unknown channel and an unknown type are refused
+    /// with what would work.
+    @Test func aDeviceThatCannotCarryTheChannelIsRefused() async throws {
+        let (scratch, trace) = try prepare()
+        var (status, output) = try await exec([trace, "--device", "touch=nmea", "--", "/bin/true"], scratch: scratch)
+        #expect(status != 0)
+        #expect(output.contains("--device touch=nmea: a nmea device cannot carry channel 'touch' of kind pointer; it can be served as evdev"), "\(output)")
+        (status, output) = try await exec([trace, "--device", "gps=nmea", "--", "/bin/true"], scratch: scratch)
+        #expect(output.contains("the inputs have no channel 'gps'; they have touch"), "\(output)")
+        (status, output) = try await exec([trace, "--device", "touch=uinput", "--", "/bin/true"], scratch: scratch)
+        #expect(output.contains("no device type 'uinput'; the types are evdev, iio, nmea, gpsd"), "\(output)")
+        try expectNothingLeft(scratch)
+    }
+
+    /// busybox from Debian's busybox-static is statically linked: the preload cannot reach it, which is said
+    /// before anything runs; a script is judged by its interpreter.
+    @Test func aStaticallyLinkedProgramIsRefused() async throws {
+        let (scratch, trace) = try prepare()
+        var (status, output) = try await exec([trace, "--", "/bin/busybox", "true"], scratch: scratch)
+        #expect(status != 0)
+        #expect(output.contains("/bin/busybox is statically linked: umockdev's preload library cannot reach it"), "\(output)")
+        let script = scratch + "/static.sh"
+        try "#!/bin/busybox sh\necho hi\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        (status, output) = try await exec([trace, "--", script], scratch: scratch)
+        #expect(output.contains("/bin/busybox is statically linked"), "\(output)")
+        // A dynamically linked program passes the same check.
+        (status, output) = try await exec([trace, "--", "/bin/sh", "-c", "echo fine"], scratch: scratch)
+        #expect(status == 0 && output.contains("] fine"), "\(output)")
+        try expectNothingLeft(scratch)
+    }
+
+    /// Ctrl-C stops the program and the testbed and removes the scratch folder; the command exits with 130.
+    @Test func ctrlCLeavesNothingBehind() async throws {
+        let (scratch, trace) = try prepare()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: halExecutable)
+        process.arguments = ["exec", trace, "--end", "300", "--", "/bin/sh", "-c", "echo pid $$; exec sleep 300"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch]) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let collected = Locked<String>("")
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            collected.withLock { $0 += text }
+        }
+        try process.run()
+        let started = try await waitUntil { collected.withLock { $0.contains("] pid ") } }
+        try #require(started, "the program did not start: \(collected.withLock { $0 })")
+        let output = collected.withLock { $0 }
+        let pid = try #require(output.split(separator: "\n").first { $0.contains("] pid ") }.flatMap { Int32($0.split(separator: " ").last!) })
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: scratch).filter { $0.hasPrefix("hal-exec.") }.isEmpty)
+        kill(process.processIdentifier, SIGINT)
+        let ended = try await waitUntil { !process.isRunning }
+        try #require(ended, "hal exec did not stop on SIGINT")
+        pipe.fileHandleForReading.readabilityHandler = nil
+        #expect(process.terminationStatus == 130, "\(collected.withLock { $0 })")
+        #expect(collected.withLock { $0 }.contains("interrupted at"), "\(collected.withLock { $0 })")
+        #expect(!isAlive(pid), "the program outlived the command")
+        // No umockdev host of this run is left: its command line names the scratch folder.
+        let (_, hosts) = try await runProcess("/usr/bin/pgrep", ["-af", scratch], timeout: 10)
+        #expect(hosts.isEmpty, "left running: \(hosts)")
+        try expectNothingLeft(scratch)
+    }
+}
+
+/// A value behind a lock, for a test's reader thread.
+private final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Program scenarios through `hal test`: the Python campus guide of `Examples/CampusGuidePython` on the shipped
+/// campus walk passes beside an app scenario, with both in the JUnit report; and its verdict flips when the arrival
+/// sound is removed from the program, or when an expectation's window leaves the arrival out.
+@Suite(.serialized) struct ProgramScenarioTests {
+    private let example = packageRoot + "/Examples/CampusGuidePython"
+
+    private func test(_ arguments: [String], scratch: String) async throws -> (status: Int32, output: String) {
+        try await runProcess(halExecutable, ["test"] + arguments, environment: ["TMPDIR": scratch], timeout: 600)
+    }
+
+    @Test func theCampusGuidePassesBesideAnAppScenario() async throws {
+        let scratch = try makeScratchFolder()
+        let junit = scratch + "/report.xml"
+        let (status, output) = try await test([example, packageRoot + "/traces/talkboard", "--junit", junit], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("2 passed, 0 failed, 0 skipped"), "\(output)")
+        #expect(output.contains("campus-guide.run.json (program python3)"), "\(output)")
+        let report = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(report.contains("campus-guide.run.json") && report.contains("session.run.json") && report.contains("failures=\"0\""), "\(report)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// A copy of the example and the walk it replays, in `scratch`: the scenario's paths hold there too.
+    private func copyExample(to scratch: String, name: String) throws -> String {
+        let folder = scratch + "/" + name
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: folder + "/traces", withIntermediateDirectories: true)
+        try manager.copyItem(atPath: packageRoot + "/traces/ubc", toPath: folder + "/traces/ubc")
+        try manager.createDirectory(atPath: folder + "/Examples", withIntermediateDirectories: true)
+        try manager.copyItem(atPath: example, toPath: folder + "/Examples/CampusGuidePython")
+        return folder + "/Examples/CampusGuidePython"
+    }
+
+    @Test func theVerdictFlipsWithoutTheArrivalSoundOrOutsideTheWindow() async throws {
+        let scratch = try makeScratchFolder()
+        // Without the sound: the program still arrives, but no speaker.started follows.
+        let silent = try copyExample(to: scratch, name: "silent")
+        let program = silent + "/campus_guide.py"
+        let source = try String(contentsOfFile: program, encoding: .utf8)
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.filter { $0.contains("# the arrival sound") }.count == 1)
+        try lines.filter { !$0.contains("# the arrival sound") }.joined(separator: "\n").write(toFile: program, atomically: true, encoding: .utf8)
+        // The clock tower expected later than it comes.
+        let late = try copyExample(to: scratch, name: "late")
+        let scenario = late + "/campus-guide.run.json"
+        let text = try String(contentsOfFile: scenario, encoding: .utf8)
+        #expect(text.contains(#""with": {"place": "clock-tower"}, "between": [200, 260]"#))
+        try text.replacingOccurrences(of: #""with": {"place": "clock-tower"}, "between": [200, 260]"#, with: #""with": {"place": "clock-tower"}, "between": [300, 360]"#)
+            .write(toFile: scenario, atomically: true, encoding: .utf8)
+
+        let (status, output) = try await test([silent, late, "--jobs", "1"], scratch: scratch)
+        #expect(status != 0, "\(output)")
+        #expect(output.contains("0 passed, 2 failed"), "\(output)")
+        // Each fails for its own reason and for no other.
+        let failures = output.split(separator: "\n").filter { $0.contains("FAIL ") && !$0.contains(".run.json") }
+        #expect(failures.count == 2, "\(output)")
+        #expect(failures.contains { $0.contains("every place.arrived followed by speaker.started within 15.0 s") }, "\(output)")
+        #expect(failures.contains { $0.contains("place.arrived{place=clock-tower} between 300.0 s and 360.0 s") }, "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+}

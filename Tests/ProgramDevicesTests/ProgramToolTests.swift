@@ -1,0 +1,252 @@
+import Audio
+import Foundation
+import HAL
+import InputEvents
+import ProgramDevices
+import TestSupport
+import Testing
+import TraceFormat
+
+/// Real programs, unmodified, run under `hal exec`: evtest and python3-evdev on the input devices, libiio's
+/// `iio_info` and `iio_readdev` and a plain sysfs reader on the IIO devices, `gpspipe` on the gpsd and `head` on the
+/// serial node, `aplay` and `espeak-ng` on the speaker. What each prints is compared with the trace.
+///
+/// Serialized: each runs a program in real time, and they share the machine's two cores.
+@Suite(.serialized) struct ProgramToolTests {
+    private func time(_ seconds: Double) -> Timestamp { Timestamp(nanoseconds: Int64((seconds * 1e9).rounded())) }
+
+    /// Writes a JSON Lines trace of `channels` and `records` into `folder` and returns its path.
+    private func writeTrace(_ channels: [TraceChannel], _ records: [TraceRecord], in folder: String, name: String = "input.jsonl") throws -> String {
+        let path = folder + "/" + name
+        let trace = Trace(header: TraceHeader(channels: channels), records: records.sorted { $0.timestamp < $1.timestamp })
+        try TraceConversion.write(trace, to: TraceWriter(path: path, header: trace.header, durability: .buffered))
+        return path
+    }
+
+    /// Runs `hal exec ARGUMENTS` with the test's scratch folder as `TMPDIR`.
+    private func exec(_ arguments: [String], scratch: String) async throws -> (status: Int32, output: String) {
+        try await runProcess(halExecutable, ["exec"] + arguments, environment: ["TMPDIR": scratch], timeout: 120)
+    }
+
+    /// The program's own lines in `hal exec`'s output, without their `[time]` prefix.
+    private func programLines(_ output: String) -> [String] {
+        output.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { return nil }
+            return String(line[line.index(close, offsetBy: 2)...])
+        }
+    }
+
+    /// The touch and key channels of the input tests: a tap, a drag with two fingers, and Enter pressed and released.
+    private func inputTrace(in scratch: String) throws -> (path: String, records: [TraceRecord]) {
+        let records = [
+            TraceRecord(channel: 0, reading: .pointer(PointerEvent(timestamp: time(0.2), pointer: 0, phase: .press, x: 0.1, y: 0.9))),
+            TraceRecord(channel: 0, reading: .pointer(PointerEvent(timestamp: time(0.25), pointer: 0, phase: .move, x: 0.2, y: 0.8))),
+            TraceRecord(channel: 0, reading: .pointer(PointerEvent(timestamp: time(0.3), pointer: 1, phase: .press, x: 0.7, y: 0.3))),
+            TraceRecord(channel: 0, reading: .pointer(PointerEvent(timestamp: time(0.35), pointer: 0, phase: .release, x: 0.2, y: 0.8))),
+            TraceRecord(channel: 0, reading: .pointer(PointerEvent(timestamp: time(0.4), pointer: 1, phase: .release, x: 0.7, y: 0.3))),
+            TraceRecord(channel: 1, reading: .key(KeyEvent(timestamp: time(0.5), code: 28, state: .press))),
+            TraceRecord(channel: 1, reading: .key(KeyEvent(timestamp: time(0.6), code: 28, state: .release))),
+        ]
+        let path = try writeTrace(
+            [TraceChannel(id: "touch", kind: .pointer, source: "test"), TraceChannel(id: "keys", kind: .keys, source: "test")], records, in: scratch)
+        return (path, records)
+    }
+
+    /// The frames a device sends for one of the trace's channels, as `type code value` (SYN_REPORT as `0 0 0`) at
+    /// seconds after the trace's first record, after an empty frame at 0 s that carries the wait for the first one
+    /// when the channel starts later.
+    private func expectedEvents(_ records: [TraceRecord], channel: Int) -> [(time: Double, event: String)] {
+        var encoder = InputDeviceEncoding.Encoder()
+        let origin = records.map(\.timestamp).min()!
+        let events = records.filter { $0.channel == channel }.flatMap { encoder.encode($0.reading) }
+        let lead: [(time: Double, event: String)] = events.first!.timestamp > origin ? [(0, "0 0 0")] : []
+        return lead + events.map { (Double($0.timestamp.nanoseconds - origin.nanoseconds) / 1e9, "\($0.type) \($0.code) \($0.value)") }
+    }
+
+    /// evtest describes the touchscreen as a real one (name, axes with their ranges and resolution, the direct
+    /// property) and prints every event of the trace, in order, framed by SYN_REPORT, at the trace's times.
+    @Test func evtestSeesTheTouchscreen() async throws {
+        let scratch = try makeScratchFolder()
+        let (trace, records) = try inputTrace(in: scratch)
+        let (status, output) = try await exec([trace, "--end", "1.2", "--", "evtest", "/dev/input/event0"], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        let lines = programLines(output)
+        #expect(lines.contains("Input device name: \"HAL simulated touchscreen\""), "\(output)")
+        #expect(lines.contains("  Property type 1 (INPUT_PROP_DIRECT)"), "\(output)")
+        #expect(lines.contains("    Event code 53 (ABS_MT_POSITION_X)") && lines.contains("      Max     4095") && lines.contains("      Resolution      16"))
+        // "Event: time 0.200000, type 3 (EV_ABS), code 57 (ABS_MT_TRACKING_ID), value 0" and "… -------------- SYN_REPORT ------------".
+        var seen: [(time: Double, event: String)] = []
+        for line in lines where line.hasPrefix("Event: time ") {
+            let fields = line.dropFirst("Event: time ".count).split(separator: ",")
+            let time = Double(fields[0])!
+            if line.hasSuffix("SYN_REPORT ------------") {
+                seen.append((time, "0 0 0"))
+            } else {
+                func number(_ field: Substring, _ name: String) -> String {
+                    String(field.trimmingCharacters(in: .whitespaces).dropFirst(name.count + 1).prefix { $0 != " " })
+                }
+                seen.append((time, "\(number(fields[1], "type")) \(number(fields[2], "code")) \(number(fields[3], "value"))"))
+            }
+        }
+        let expected = expectedEvents(records, channel: 0)
+        #expect(seen.map(\.event) == expected.map(\.event), "\(output)")
+        for (got, want) in zip(seen, expected) { #expect(abs(got.time - want.time) < 1e-6) }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// python3-evdev, as a Python program reads a device: the keys device's name, its keys, and Enter's press and
+    /// release each followed by SYN_REPORT; the touchscreen's absolute axes and properties.
+    @Test func pythonEvdevSeesTheKeysAndTouchscreen() async throws {
+        let scratch = try makeScratchFolder()
+        let (trace, records) = try inputTrace(in: scratch)
+        let script = scratch + "/read.py"
+        try """
+            import os, evdev
+            touch = evdev.InputDevice(os.environ["HAL_DEVICE_TOUCH"])
+            print("touch", touch.name, [p for p in touch.input_props()], touch.absinfo(evdev.ecodes.ABS_MT_POSITION_X))
+            keys = evdev.InputDevice(os.environ["HAL_DEVICE_KEYS"])
+            print("keys", keys.name, keys.capabilities()[evdev.ecodes.EV_KEY])
+            count = 0
+            for event in keys.read_loop():
+                print("event", event.type, event.code, event.value, event.sec, event.usec, flush=True)
+                count += 1
+                if count == 4: break
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let (status, output) = try await exec([trace, "--end", "5", "--", "/usr/bin/python3", script], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        let lines = programLines(output)
+        #expect(lines.contains("touch HAL simulated touchscreen [1] val 0, min 0, max 4095, fuzz 0, flat 0, res 16"), "\(output)")
+        #expect(lines.contains("keys HAL simulated keys [28]"), "\(output)")
+        // The keys' stream opens with the empty frame at 0 s (the trace starts with the first touch, at 0.2 s), then
+        // Enter at 0.5 s and 0.6 s of the trace.
+        let expected = expectedEvents(records, channel: 1).map { "event \($0.event) 0 \(Int(($0.time * 1e6).rounded()))" }.prefix(4)
+        #expect(lines.filter { $0.hasPrefix("event ") } == Array(expected), "\(output)")
+        #expect(Array(expected) == ["event 0 0 0 0 0", "event 1 28 1 0 300000", "event 0 0 0 0 300000", "event 1 28 0 0 400000"])
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// The IMU as libiio's own tools see it: `iio_info` lists the device and its channels with their scale, and
+    /// `iio_readdev` reads the buffer's scans, whose values equal the trace's within one step of the scale.
+    @Test func libiioToolsReadTheIMU() async throws {
+        let scratch = try makeScratchFolder()
+        var records: [TraceRecord] = []
+        for index in 0..<60 {
+            let at = time(Double(index) * 0.01)
+            records.append(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: at, quantity: .angularVelocity, value: Vector3(x: 0.5, y: -0.01 * Double(index), z: 3)))))
+            records.append(TraceRecord(channel: 1, reading: .motion(MotionSample(timestamp: at, quantity: .acceleration, value: Vector3(x: 0.05 * Double(index), y: 9.80665, z: -1)))))
+        }
+        let trace = try writeTrace(
+            [TraceChannel(id: "gyro", kind: .gyroscope, source: "test", rate: 100), TraceChannel(id: "accel", kind: .accelerometer, source: "test", rate: 100)],
+            records, in: scratch)
+        let buffer = scratch + "/buffer.bin", info = scratch + "/info.txt"
+        let (status, output) = try await exec(
+            [trace, "--", "/bin/sh", "-c", "iio_info > \(info) && iio_readdev -b 20 -s 40 iio:device0 > \(buffer)"], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        let text = try String(contentsOfFile: info, encoding: .utf8)
+        #expect(text.contains("iio:device0: hal-imu (buffer capable)"), "\(text)")
+        #expect(text.contains("anglvel_x:  (input, index: 0, format: le:S16/16>>0)") && text.contains("accel_z:  (input, index: 5, format: le:S16/16>>0)"))
+        #expect(text.contains("scale value: 0.002394202") && text.contains("sampling_frequency value: 100"))
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: buffer)))
+        #expect(bytes.count == 40 * 24)
+        for scan in 0..<min(40, bytes.count / 24) {
+            func int16(_ index: Int) -> Double { Double(Int16(bitPattern: UInt16(bytes[scan * 24 + 2 * index]) | UInt16(bytes[scan * 24 + 2 * index + 1]) << 8)) }
+            let gyro = [int16(0), int16(1), int16(2)].map { $0 * 0.001064724 }
+            let accel = [int16(3), int16(4), int16(5)].map { $0 * 0.002394202 }
+            let wantGyro = [0.5, -0.01 * Double(scan), 3], wantAccel = [0.05 * Double(scan), 9.80665, -1]
+            for (got, want) in zip(gyro, wantGyro) { #expect(abs(got - want) <= 0.001064724 / 2 + 1e-9, "scan \(scan): gyro \(gyro)") }
+            for (got, want) in zip(accel, wantAccel) { #expect(abs(got - want) <= 0.002394202 / 2 + 1e-9, "scan \(scan): accel \(accel)") }
+            var nanoseconds: Int64 = 0
+            for index in 0..<8 { nanoseconds |= Int64(bytes[scan * 24 + 16 + index]) << (8 * Int64(index)) }
+            #expect(nanoseconds == Int64(scan) * 10_000_000)
+        }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// A plain sysfs reader polling `in_accel_x_raw` sees the value change as the trace goes: it reads the first
+    /// value, then waits (a state, not a time) for the last one, which equals the trace's within the scale.
+    @Test func sysfsReaderSeesPolledValuesChange() async throws {
+        let scratch = try makeScratchFolder()
+        let records = [0.0, 0.2, 0.4].enumerated().map { index, at in
+            TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: time(at), quantity: .acceleration, value: Vector3(x: [1.0, 2.0, -3.5][index], y: 0, z: 0))))
+        }
+        let trace = try writeTrace([TraceChannel(id: "accel", kind: .accelerometer, source: "test")], records, in: scratch)
+        let raw = Int((-3.5 / 0.002394202).rounded())
+        let reader = """
+            cd /sys/bus/iio/devices/iio:device0 && cat name in_accel_scale in_accel_x_raw && \
+            for i in $(seq 1 6000); do v=$(cat in_accel_x_raw); if [ "$v" = "\(raw)" ]; then echo reached $v; exit 0; fi; sleep 0.01; done; exit 1
+            """
+        let (status, output) = try await exec([trace, "--end", "90", "--", "/bin/sh", "-c", reader], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        #expect(programLines(output).prefix(4) == ["hal-imu", "0.002394202", "\(Int((1.0 / 0.002394202).rounded()))", "reached \(raw)"], "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// A location channel's fixes as a serial receiver's NMEA (read with `head`) and through a real gpsd (read with
+    /// `gpspipe -w`): every TPV report's position equals the trace's fix of the same time.
+    @Test func gpspipeAndTheSerialNodeSeeTheFixes() async throws {
+        let scratch = try makeScratchFolder()
+        let utc: Int64 = 1_788_000_000_000_000_000  // 2026-08-29
+        var fixes: [LocationFix] = []
+        for index in 0..<8 {
+            let step = Double(index)
+            let coordinate = GeoCoordinate(latitude: 49.2606 + 0.0001 * step, longitude: -123.2460 - 0.0002 * step)
+            let utcTime: Int64 = utc + Int64(index) * 1_000_000_000
+            fixes.append(LocationFix(
+                timestamp: time(step), utcNanoseconds: utcTime, mode: .threeDimensional, coordinate: coordinate, altitude: 80, horizontalAccuracy: 3, satellites: 9))
+        }
+        let trace = try writeTrace([TraceChannel(id: "gps", kind: .location, source: "test", rate: 1)], fixes.map { TraceRecord(channel: 0, reading: .location($0)) }, in: scratch)
+        let (status, output) = try await exec(
+            [trace, "--rate", "4", "--", "/bin/sh", "-c", "head -n 2 $HAL_DEVICE_GPS; gpspipe -w -n 9 $HAL_GPSD"], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        let lines = programLines(output)
+        #expect(lines.first?.hasPrefix("$GPRMC,") == true || lines.first?.hasPrefix("$GPGGA,") == true, "\(output)")
+        struct TPV: Decodable { var `class`: String; var time: String?; var lat: Double?; var lon: Double? }
+        var reports: [TPV] = []
+        for line in lines {
+            guard let report = try? JSONDecoder().decode(TPV.self, from: Data(line.utf8)), report.class == "TPV", report.lat != nil else { continue }
+            reports.append(report)
+        }
+        #expect(!reports.isEmpty, "\(output)")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for report in reports {
+            guard let time = report.time.flatMap(formatter.date(from:)), let lat = report.lat, let lon = report.lon else { continue }
+            let index = Int((time.timeIntervalSince1970 - Double(utc) / 1e9).rounded())
+            guard fixes.indices.contains(index), let want = fixes[index].coordinate else { Issue.record("a TPV at an unknown time: \(report)"); continue }
+            #expect(abs(lat - want.latitude) < 1e-6 && abs(lon - want.longitude) < 1e-6, "\(report) vs \(want)")
+        }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// What `aplay` plays becomes `speaker.started` with the clip's rate, channels, length and loudness (the same as
+    /// the package measures of the file), then `speaker.stopped` the clip's length later; `espeak-ng` is a second clip.
+    @Test func aplayAndEspeakAreCaptured() async throws {
+        let scratch = try makeScratchFolder()
+        let (trace, _) = try inputTrace(in: scratch)
+        let tone = scratch + "/tone.wav"
+        let rate = 16000, frames = 8000
+        let samples = (0..<frames).map { Float(0.25 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
+        var wav = Array("RIFF".utf8) + le(UInt32(36 + frames * 2)) + Array("WAVEfmt ".utf8) + le(UInt32(16)) + le(UInt16(1)) + le(UInt16(1))
+        wav += le(UInt32(rate)) + le(UInt32(rate * 2)) + le(UInt16(2)) + le(UInt16(16)) + Array("data".utf8) + le(UInt32(frames * 2))
+        for sample in samples { wav += le(UInt16(bitPattern: Int16((sample * 32767).rounded()))) }
+        try Data(wav).write(to: URL(fileURLWithPath: tone))
+        let (status, output) = try await exec([trace, "--end", "8", "--", "/bin/sh", "-c", "aplay -q \(tone) && espeak-ng 'hello' && echo done"], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        let log = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let started = log.filter { $0.contains("speaker.started") }
+        #expect(started.count == 2, "\(output)")
+        let quantized = samples.map { Float(Int16(($0 * 32767).rounded())) / 32768 }
+        let loudness = Loudness(measuring: PCMAudio(sampleRate: rate, channelCount: 1, samples: quantized)).integrated
+        let first = try #require(started.first)
+        #expect(first.contains("channels=1 clip=1") && first.contains("rate=16000 seconds=0.5"), "\(first)")
+        let measured = Double(first.components(separatedBy: "loudness=")[1].prefix { $0 != " " })!
+        #expect(abs(measured - loudness) <= 0.05, "\(first) vs \(loudness)")
+        #expect(started[1].contains("clip=2") && started[1].contains("rate=22050"), "\(output)")
+        // The first clip stops half a second after it started, and the second starts after it (the capture plays them in turn).
+        let times = log.filter { $0.contains("speaker.") }.map { Double($0.prefix { $0 != " " })! }
+        #expect(times.count == 4 && abs(times[1] - times[0] - 0.5) < 0.002 && times[2] >= times[1] - 0.1, "\(times) \(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    private func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+}
