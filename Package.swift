@@ -148,8 +148,14 @@ targets += [
     // preload (Debian's umockdev); the program's output lines as events.
     .target(
         name: "ProgramDevices",
-        dependencies: ["HAL", "LibC", "TraceFormat", "Replay", "Interchange", "NMEA", "InputEvents", "SystemSupport", "IIO", "Audio"],
+        dependencies: ["HAL", "LibC", "TraceFormat", "Replay", "Interchange", "NMEA", "InputEvents", "SystemSupport", "IIO", "Audio", "FrameSources"],
         path: "Sources/Simulator/ProgramDevices"),
+    // The testbed host hal exec starts: umockdev's testbed (devices, ioctl answers, scripts, evemu events) built
+    // with its C API, plus simulated V4L2 cameras answered by an ioctl handler of its own. A C program, so that the
+    // testbed's threads live apart from hal and from the program under test.
+    .executableTarget(name: "HALTestbed", dependencies: ["CUmockdev"], path: "Sources/Simulator/TestbedHost"),
+    // umockdev's C API (Debian's libumockdev-dev), for the testbed host.
+    .systemLibrary(name: "CUmockdev", path: "Sources/Simulator/CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
     // Pictures of traces: routes, time series, expression scores and event lanes as SVG (`hal plot`).
     .target(name: "Plotting", dependencies: ["HAL", "LibC", "TraceFormat"], path: "Sources/Simulator/Plotting"),
 ]
@@ -283,7 +289,7 @@ targets += [
     // libiio's tools, gpspipe, aplay, v4l2-ctl) run under the command.
     .testTarget(
         name: "ProgramDevicesTests",
-        dependencies: ["hal", "HAL", "LibC", "InputEvents", "ProgramDevices", "ProgramSession", "TraceFormat", "Audio", "TestSupport"]),
+        dependencies: ["hal", "HALTestbed", "HAL", "LibC", "InputEvents", "ProgramDevices", "ProgramSession", "TraceFormat", "Audio", "TestSupport"]),
     .testTarget(
         name: "MotionTests", dependencies: ["HAL", "HALTestDoubles", "Motion", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"]),
     .testTarget(
@@ -309,7 +315,7 @@ targets += [
 
 /// The C targets, which take no Swift settings.
 let cTargets: Set<String> = [
-    "CPseudoTerminal", "CV4L2", "COpenCV", "CLazyLibrary", "CALSA", "CSndfile", "CEspeakNG", "CEbur128", "CIIO", "CEvdev", "CLibXML2",
+    "CPseudoTerminal", "CV4L2", "COpenCV", "CLazyLibrary", "CALSA", "CSndfile", "CEspeakNG", "CEbur128", "CIIO", "CEvdev", "CLibXML2", "HALTestbed",
 ]
 for target in targets where target.type != .system && target.type != .plugin && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
@@ -350,6 +356,7 @@ let package = Package(
         .library(name: "DemoApps", targets: ["DemoApps"]),
         .library(name: "HALCommandLine", targets: ["HALCommandLine"]),
         .executable(name: "hal", targets: ["hal"]),
+        .executable(name: "hal-testbed", targets: ["HALTestbed"]),
         // The parsers' fuzz entry points, for `scripts/fuzz` (built with -sanitize=fuzzer there).
         .library(name: "FuzzEntries", type: .dynamic, targets: ["FuzzEntries"]),
     ],

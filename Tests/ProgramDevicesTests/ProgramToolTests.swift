@@ -248,5 +248,36 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// A camera channel as V4L2, seen with v4l2-ctl: the device and its one format, three frames streamed with
+    /// USERPTR equal to the trace's, byte for byte, and MMAP streaming refused (umockdev cannot map device memory).
+    @Test func v4l2CtlStreamsTheCameraWithUserPointers() async throws {
+        let scratch = try makeScratchFolder()
+        let (width, height) = (64, 48)
+        let frames = (0..<3).map { index in
+            (0..<(width * height)).map { UInt8(truncatingIfNeeded: $0 * (index + 1) + index * 50) }
+        }
+        let records = frames.enumerated().map { index, pixels in
+            TraceRecord(channel: 0, reading: .frame(Frame(
+                timestamp: time(Double(index) * 0.1), sequence: UInt64(index), width: width, height: height, pixelFormat: .grey, bytesPerRow: width,
+                storage: .bytes(pixels))))
+        }
+        let trace = try writeTrace([TraceChannel(id: "cam", kind: .camera, source: "test", rate: 10)], records, in: scratch)
+        let out = scratch + "/user.raw", mapped = scratch + "/mmap.raw"
+        let script = """
+            v4l2-ctl -d $HAL_DEVICE_CAM --all && v4l2-ctl -d /dev/video0 --list-formats-ext &&             v4l2-ctl -d /dev/video0 --stream-user --stream-count=3 --stream-to=\(out) &&             v4l2-ctl -d /dev/video0 --stream-mmap --stream-count=1 --stream-to=\(mapped)
+            """
+        let (status, output) = try await exec([trace, "--end", "30", "--", "/bin/sh", "-c", script], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        let lines = programLines(output).map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("Driver name      : hal-sim") && lines.contains("Width/Height      : 64/48"), "\(output)")
+        #expect(lines.contains("Pixel Format      : 'GREY' (8-bit Greyscale)"), "\(output)")
+        #expect(lines.contains("Interval: Discrete 0.100s (10.000 fps)"), "\(output)")
+        let streamed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        #expect(streamed == frames.flatMap { $0 }, "USERPTR frames differ from the trace's")
+        #expect(lines.contains { $0.hasPrefix("stderr:") && $0.hasSuffix("VIDIOC_REQBUFS returned -1 (Invalid argument)") }, "\(output)")
+        #expect(((try? Data(contentsOf: URL(fileURLWithPath: mapped)))?.count ?? 0) == 0)
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     private func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
 }

@@ -6,9 +6,10 @@ public import TraceFormat
 
 /// Runs an unmodified program, in any language, on simulated devices fed from a trace: what `hal exec` does.
 ///
-/// The run makes a scratch folder, has each device (``ServedDevice``) write its files, and starts the program under
-/// `umockdev-run` (Debian's umockdev), whose preload library gives it emulated sysfs devices and `/dev` nodes, in a
-/// clean environment plus what the devices need. From the start, each device is fed at the trace's times divided by
+/// The run makes a scratch folder and has each device (``ServedDevice``) write its files. `hal-testbed`, a small C
+/// program built beside `hal`, builds umockdev's testbed from them (Debian's umockdev) and answers the nodes' ioctls
+/// and reads from its threads. The program then starts with umockdev's preload library, which gives it the
+/// testbed's emulated sysfs devices and `/dev` nodes, in a clean environment plus what the devices need. From the start, each device is fed at the trace's times divided by
 /// the rate. The run ends when the program exits, when the inputs end (unless an end is given), when the end
 /// passes, or when it is stopped (``ProgramStop``): the program's process group then gets `SIGTERM` and, after
 /// the grace period, `SIGKILL`. Nothing outlives the run: the folder is removed and every process is ended.
@@ -119,11 +120,12 @@ public struct ProgramRun: Sendable {
     /// The device types.
     public let types: ServedDeviceTypes
 
-    /// A run of `options.program` on devices made by `types` for `inputs`' channels.
-    public init(inputs: Trace, options: Options, types: ServedDeviceTypes = .standard) {
+    /// A run of `options.program` on devices made by `types` (``ServedDeviceTypes/standard(frameFolder:)`` when
+    /// `nil`) for `inputs`' channels.
+    public init(inputs: Trace, options: Options, types: ServedDeviceTypes? = nil) {
         self.inputs = inputs
         self.options = options
-        self.types = types
+        self.types = types ?? .standard(frameFolder: inputs.path.map { TracePath.folder(ofTraceAt: $0) })
     }
 
     /// Runs the program. `onOutput` gets each line as it arrives, `onReport` the run's progress lines (devices
@@ -146,9 +148,8 @@ public struct ProgramRun: Sendable {
         guard options.rate > 0, options.rate.isFinite else { throw ProgramError("the rate must be a positive number, not \(options.rate)") }
         let environment = HostEnvironment.current
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        guard let umockdev = ChildProcess.resolve("umockdev-run", path: path) else {
-            throw ProgramError("umockdev-run is not installed; install Debian's umockdev (scripts/install-deps)")
-        }
+        let testbed = try TestbedHost.executable(environment: environment)
+        let preload = try TestbedHost.preloadLibrary(environment: environment)
         guard let program = ChildProcess.resolve(options.program[0], path: path) else {
             throw ProgramError("program '\(options.program[0])' not found\(options.program[0].contains("/") ? " (or not executable)" : " on PATH")")
         }
@@ -170,22 +171,17 @@ public struct ProgramRun: Sendable {
         for device in allDevices { onReport("device: " + device.summary) }
         if !unserved.isEmpty { onReport("not served: " + unserved.joined(separator: ", ")) }
 
-        // umockdev-run hosts the testbed: it builds it, serves the nodes' ioctls and scripts from its threads, and
-        // runs a sleeper that says where the testbed is. The program then starts as this process's own child with
-        // the preload and the testbed's folder, so its exit status is its own, and it may end before the scripts do.
+        // hal-testbed hosts the testbed: it builds it, answers the nodes' ioctls and scripts from its threads, and
+        // says where it is. The program then starts as this process's own child with the preload and the testbed's
+        // folder, so its exit status is its own, and it may end before the scripts do.
         let ready = scratch.path + "/testbed"
-        // The run's clock starts as umockdev starts: its scripts' clocks start while it loads them, a little later,
+        // The run's clock starts as the host starts: the scripts' clocks start while it loads them, a little later,
         // so what umockdev serves is never early.
         let clock = ContinuousClock()
         let start = clock.now
         let host = try ChildProcess(
-            executable: umockdev,
-            arguments: plan.umockdevArguments + ["--", "/bin/sh", "-c", "printf %s \"$UMOCKDEV_DIR\" > '\(ready).part' && mv '\(ready).part' '\(ready)' && exec sleep 2147483647"],
-            environment: ["PATH": "/usr/bin:/bin", "TMPDIR": scratch.temporary])
-        defer {
-            host.signalGroup(SIGKILL)
-            _ = host.wait()
-        }
+            executable: testbed, arguments: [ready] + plan.umockdevArguments, environment: ["PATH": "/usr/bin:/bin", "TMPDIR": scratch.temporary])
+        defer { TestbedHost.stop(host) }
         DetachedThread.start(name: "testbed output") { ChildProcess.readLines(host.standardOutput) { _ in } }
         let hostErrors = Locked<[String]>([])
         DetachedThread.start(name: "testbed errors") { ChildProcess.readLines(host.standardError) { line in hostErrors.withLock { $0.append(line) } } }
@@ -199,7 +195,7 @@ public struct ProgramRun: Sendable {
         }
         var childEnvironment = [
             "PATH": path, "HOME": environment["HOME"] ?? "/", "LANG": "C.UTF-8", "TMPDIR": scratch.temporary, "PYTHONUNBUFFERED": "1",
-            "LD_PRELOAD": "libumockdev-preload.so.0", "UMOCKDEV_DIR": root,
+            "LD_PRELOAD": preload, "UMOCKDEV_DIR": root,
         ]
         for (key, value) in plan.environment { childEnvironment[key] = value }
         for (key, value) in options.environment { childEnvironment[key] = value }
@@ -289,10 +285,14 @@ public struct ProgramRun: Sendable {
 }
 
 extension ServedDeviceTypes {
-    /// The package's device types: `evdev`, `iio`, `nmea` and `gpsd`.
-    public static let standard = ServedDeviceTypes([
-        EvdevServedDevice.type, IIOServedDevice.type, GPSServedDevice.type(.nmea), GPSServedDevice.type(.gpsd),
-    ])
+    /// The package's device types: `evdev`, `iio`, `nmea`, `gpsd` and `v4l2`; a camera's frames in files are relative
+    /// to `frameFolder`.
+    public static func standard(frameFolder: String? = nil) -> ServedDeviceTypes {
+        ServedDeviceTypes([
+            EvdevServedDevice.type, IIOServedDevice.type, GPSServedDevice.type(.nmea), GPSServedDevice.type(.gpsd),
+            V4L2ServedDevice.type(frameFolder: frameFolder),
+        ])
+    }
 }
 
 /// Stops a ``ProgramRun`` from outside it: a Ctrl-C handler, a test.
@@ -361,7 +361,7 @@ final class ScratchFolder: Sendable {
     func testbedRoot(at file: String, while running: @Sendable () -> Bool, errors: @Sendable () -> String) async throws -> String {
         while true {
             if let bytes = FileManager.default.contents(atPath: file), !bytes.isEmpty { return String(decoding: bytes, as: UTF8.self) }
-            guard running() else { throw ProgramError("umockdev-run could not make the testbed: \(errors())") }
+            guard running() else { throw ProgramError("hal-testbed could not make umockdev's testbed: \(errors())") }
             try await Task.sleep(for: .milliseconds(2))
         }
     }
@@ -376,6 +376,56 @@ func currentDirectory() -> String {
     var buffer = [CChar](repeating: 0, count: 4096)
     guard getcwd(&buffer, buffer.count) != nil else { return "/" }
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Where the testbed host and umockdev's preload library are, and stopping the host.
+enum TestbedHost {
+    /// `hal-testbed`: `$HAL_TESTBED`, else beside this program, else on `PATH`.
+    static func executable(environment: [String: String]) throws -> String {
+        if let path = environment["HAL_TESTBED"] {
+            guard access(path, X_OK) == 0 else { throw ProgramError("HAL_TESTBED=\(path) is not an executable file") }
+            return path
+        }
+        let beside = executableFolder() + "/hal-testbed"
+        if access(beside, X_OK) == 0 { return beside }
+        if let found = ChildProcess.resolve("hal-testbed", path: environment["PATH"] ?? "") { return found }
+        throw ProgramError("hal-testbed is not beside \(executableFolder()) nor on PATH; build it with `swift build --product hal-testbed`")
+    }
+
+    /// umockdev's preload library: `$HAL_UMOCKDEV_PRELOAD`, else `libumockdev-preload.so.0` from the loader's
+    /// folders, which the loader finds by name.
+    static func preloadLibrary(environment: [String: String]) throws -> String {
+        let name = "libumockdev-preload.so.0"
+        if let path = environment["HAL_UMOCKDEV_PRELOAD"] {
+            guard access(path, R_OK) == 0 else {
+                throw ProgramError("HAL_UMOCKDEV_PRELOAD=\(path): umockdev's preload library is not there; install Debian's umockdev")
+            }
+            return path
+        }
+        let folders = (environment["LD_LIBRARY_PATH"] ?? "").split(separator: ":").map(String.init)
+            + ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"]
+        guard folders.contains(where: { access($0 + "/" + name, R_OK) == 0 }) else {
+            throw ProgramError("umockdev's preload library (\(name)) is not installed; install Debian's umockdev (scripts/install-deps)")
+        }
+        return name
+    }
+
+    /// Stops the host with SIGTERM, so that it removes its testbed, and kills it if it has not ended a second later.
+    static func stop(_ host: ChildProcess) {
+        host.signalGroup(SIGTERM)
+        for _ in 0..<200 where host.poll() == nil { usleep(5_000) }
+        if host.poll() == nil { host.signalGroup(SIGKILL) }
+        _ = host.wait()
+    }
+
+    /// The folder of the running program.
+    private static func executableFolder() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return "." }
+        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+    }
 }
 
 /// The caller's environment.

@@ -53,6 +53,8 @@ public struct TestbedPlan: Sendable {
     public var nextIIONumber = 0
     /// The next free `/dev/ttyACMN` number.
     public var nextSerialNumber = 0
+    /// The next free `/dev/videoN` number.
+    public var nextVideoNumber = 0
 
     /// A plan writing into `folder`, for a trace starting at `origin` played at `rate`.
     public init(folder: String, origin: Timestamp, rate: Double) {

@@ -15,10 +15,10 @@ import TraceFormat
 struct Exec: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exec",
-        abstract: "Run any program on simulated devices (evdev, IIO, serial GPS, gpsd, ALSA) fed from traces, under umockdev.",
+        abstract: "Run any program on simulated devices (evdev, IIO, serial GPS, gpsd, V4L2, ALSA) fed from traces, under umockdev.",
         discussion: """
             Each input channel becomes a device of its kind's default type, or of the types --device names: \
-            \(ServedDeviceTypes.standard.types.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")). \
+            \(ServedDeviceTypes.standard().types.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")). \
             The program sees them through umockdev's preload library, with no root and no kernel module; \
             HAL_DEVICE_<CHANNEL> in its environment names each one's node. The program's lines are printed with \
             their trace time. With a program scenario (.run.json naming a program) instead of inputs, its \
@@ -141,9 +141,9 @@ struct Exec: AsyncParsableCommand {
         let status: Int32
         do {
             status = try await running.value
-        } catch let error as ProgramError {
+        } catch {
             stop.disarm()
-            throw ValidationError(error.description)
+            throw error
         }
         stop.disarm()
         if status != 0 { throw ExitCode(status) }

@@ -1,0 +1,621 @@
+/*
+ * hal-testbed: host a umockdev testbed like umockdev-run does, but without
+ * running a program in it, and with simulated V4L2 capture devices.
+ *
+ *   hal-testbed READY_FILE [options...]
+ *     -d FILE.umockdev                add devices (umockdev_testbed_add_from_file)
+ *     -i NODE=FILE.ioctl              ioctl recording (umockdev_testbed_load_ioctl)
+ *     -s NODE=FILE.script             script recording (umockdev_testbed_load_script)
+ *     -e NODE=FILE.events             evemu events (umockdev_testbed_load_evemu_events)
+ *     -v NODE=FRAMES:W:H:FOURCC:FPS   V4L2 capture device at NODE (/dev/videoN) whose
+ *                                     frames are those of the raw file FRAMES;
+ *                                     FOURCC is YUYV, UYVY, GREY or RGB3
+ *   Options may repeat. Like umockdev-run, all -d are applied first, then -v, -i,
+ *   -s and -e.
+ *
+ * When the testbed is built, its root directory is written (no newline) to
+ * READY_FILE.part, which is renamed to READY_FILE. Programs started with
+ * LD_PRELOAD=libumockdev-preload.so.0 UMOCKDEV_DIR=<root> then see the devices.
+ * SIGTERM or SIGINT removes the testbed and exits with status 0.
+ *
+ * Frames: every stream (STREAMON, or the first read() of an idle device) starts
+ * at frame 0 at time t0. Its k-th frame is frame k % n_frames of the file, is
+ * stamped t0 + k/FPS (CLOCK_MONOTONIC), and is not handed out before then:
+ * DQBUF and read() wait. No frame is ever dropped; a slow reader gets them late.
+ *
+ * poll(): umockdev does not see poll() on its nodes, but the nodes are ptys.
+ * When DQBUF or read() would not wait, the host writes one byte into the pty,
+ * and flushes it again through its own slave fd; so poll()/select() see POLLIN.
+ * Clients never read that byte: read() on the node is answered below.
+ *
+ * Threads: umockdev's worker thread runs all handlers (and the -i handlers) in
+ * its own main context; -s/-e run in script threads. The main loop here only
+ * waits for signals.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include <linux/version.h>
+#include <linux/videodev2.h>
+#include <glib-unix.h>
+#include <umockdev.h>
+
+#define MAX_BUFFERS 32
+#define CAPTURE V4L2_BUF_TYPE_VIDEO_CAPTURE
+
+typedef struct {
+    /* Configuration, fixed after setup. */
+    char *node, *bus;           /* "/dev/video0", "hal-sim" */
+    unsigned minor;
+    guint8 *frames;             /* all frames, back to back */
+    gsize n_frames, frame_size;
+    guint32 width, height, fourcc, bpp, fps;
+    const char *fmt_name;
+    int master_fd, slave_fd;    /* the node's pty */
+
+    /* State, touched only on umockdev's worker thread after setup. */
+    gboolean ready;             /* the readiness byte is in the pty */
+    GSource *ready_timer;
+    UMockdevIoctlClient *owner; /* client that owns the buffers or the read() stream */
+    guint n_bufs;               /* USERPTR buffers from REQBUFS */
+    struct { gulong userptr; guint32 length; gboolean queued; } bufs[MAX_BUFFERS];
+    guint fifo[MAX_BUFFERS], fifo_head, fifo_len;  /* queued buffers, in order */
+    gboolean streaming, reading;
+    gint64 t0;                  /* monotonic µs at the start of the stream */
+    guint64 seq;                /* next frame of the stream */
+    gsize read_off;             /* read() position inside frame seq */
+} VDev;
+
+static const struct { const char *fourcc, *name; guint32 bpp; } formats[] = {
+    { "YUYV", "YUYV 4:2:2", 2 }, { "UYVY", "UYVY 4:2:2", 2 },
+    { "GREY", "8-bit Greyscale", 1 }, { "RGB3", "24-bit RGB 8-8-8", 3 },
+};
+
+static gint64 due_time(VDev *d, guint64 k)
+{
+    return d->t0 + (gint64) (k * G_USEC_PER_SEC / d->fps);
+}
+
+static const guint8 *frame_data(VDev *d, guint64 k)
+{
+    return d->frames + (k % d->n_frames) * d->frame_size;
+}
+
+/* A source on the current thread's main context (the worker's) that fires at `when`. */
+static GSource *timer_at(gint64 when, GSourceFunc fn, gpointer data)
+{
+    gint64 wait_us = when - g_get_monotonic_time();
+    GSource *s = g_timeout_source_new(wait_us > 0 ? (guint) ((wait_us + 999) / 1000) : 0);
+    g_source_set_callback(s, fn, data, NULL);
+    g_source_attach(s, g_main_context_get_thread_default());
+    return s;
+}
+
+/* ---- poll() readiness through the pty -------------------------------------- */
+
+static void update_ready(VDev *d);
+
+static gboolean ready_timer_cb(gpointer user)
+{
+    VDev *d = user;
+    g_source_unref(d->ready_timer);
+    d->ready_timer = NULL;
+    update_ready(d);
+    return G_SOURCE_REMOVE;
+}
+
+/* Make the pty readable exactly when DQBUF or read() would not wait. */
+static void update_ready(VDev *d)
+{
+    gint64 when = 0;
+    gboolean want;
+
+    if (d->streaming) {
+        want = d->fifo_len > 0;
+        when = due_time(d, d->seq);
+    } else {
+        want = d->n_bufs == 0;                      /* read() mode */
+        if (d->reading && d->read_off == 0)
+            when = due_time(d, d->seq);
+    }
+    if (d->ready_timer) {
+        g_source_destroy(d->ready_timer);
+        g_source_unref(d->ready_timer);
+        d->ready_timer = NULL;
+    }
+    if (want && when > g_get_monotonic_time()) {
+        d->ready_timer = timer_at(when, ready_timer_cb, d);
+        want = FALSE;
+    }
+    if (want && !d->ready)
+        d->ready = write(d->master_fd, "", 1) == 1;
+    else if (!want && d->ready)
+        d->ready = tcflush(d->slave_fd, TCIFLUSH) != 0;
+}
+
+/* ---- completing requests, possibly later ------------------------------------ */
+
+typedef struct { UMockdevIoctlClient *client; glong ret; } Pending;
+
+static gboolean pending_cb(gpointer user)
+{
+    Pending *p = user;
+    umockdev_ioctl_client_complete(p->client, p->ret, 0);
+    g_object_unref(p->client);
+    g_free(p);
+    return G_SOURCE_REMOVE;
+}
+
+/* Complete the client's request with ret or errno err, now or at time `when`. */
+static void complete_at(VDev *d, UMockdevIoctlClient *c, glong ret, int err, gint64 when)
+{
+    if (err || when <= g_get_monotonic_time()) {
+        umockdev_ioctl_client_complete(c, err ? -1 : ret, err);
+    } else {
+        Pending *p = g_new(Pending, 1);
+        p->client = g_object_ref(c);
+        p->ret = ret;
+        g_source_unref(timer_at(when, pending_cb, p));
+    }
+    update_ready(d);
+}
+
+/* ---- V4L2 ------------------------------------------------------------------- */
+
+static void stop_stream(VDev *d)
+{
+    d->streaming = d->reading = FALSE;
+    d->fifo_len = 0;
+    for (guint i = 0; i < MAX_BUFFERS; i++)
+        d->bufs[i].queued = FALSE;
+}
+
+/* If the owner has closed the device since, forget its buffers and stream. */
+static void check_owner(VDev *d, UMockdevIoctlClient *c)
+{
+    if (d->owner && d->owner != c && !umockdev_ioctl_client_get_connected(d->owner)) {
+        stop_stream(d);
+        d->n_bufs = 0;
+        g_clear_object(&d->owner);
+    }
+}
+
+static gboolean busy(VDev *d, UMockdevIoctlClient *c)
+{
+    return d->owner != NULL && d->owner != c;
+}
+
+static void fill_buf(VDev *d, struct v4l2_buffer *b, guint i)
+{
+    b->index = i;
+    b->memory = V4L2_MEMORY_USERPTR;
+    b->m.userptr = d->bufs[i].userptr;
+    b->length = d->bufs[i].userptr ? d->bufs[i].length : d->frame_size;
+    b->field = V4L2_FIELD_NONE;
+    b->flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF |
+               (d->bufs[i].queued ? V4L2_BUF_FLAG_QUEUED : 0);
+}
+
+/* Answer one ioctl. Returns 0 or an errno; sets *when to delay the answer. */
+static int v4l2_ioctl(VDev *d, UMockdevIoctlClient *c, gulong req,
+                      UMockdevIoctlData *data, gint64 *when)
+{
+    void *p = data->data;
+
+    switch (req) {
+    case VIDIOC_QUERYCAP: {
+        struct v4l2_capability *cap = p;
+        memset(cap, 0, sizeof *cap);
+        g_strlcpy((char *) cap->driver, "hal-sim", sizeof cap->driver);
+        g_snprintf((char *) cap->card, sizeof cap->card, "HAL Sim Camera %u", d->minor);
+        g_snprintf((char *) cap->bus_info, sizeof cap->bus_info, "platform:%s", d->bus);
+        cap->version = LINUX_VERSION_CODE;
+        cap->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_READWRITE | V4L2_CAP_STREAMING;
+        cap->capabilities = cap->device_caps | V4L2_CAP_DEVICE_CAPS;
+        return 0;
+    }
+    case VIDIOC_ENUM_FMT: {
+        struct v4l2_fmtdesc *f = p;
+        if (f->index != 0 || f->type != CAPTURE)
+            return EINVAL;
+        f->flags = 0;
+        g_strlcpy((char *) f->description, d->fmt_name, sizeof f->description);
+        f->pixelformat = d->fourcc;
+        return 0;
+    }
+    case VIDIOC_G_FMT:
+    case VIDIOC_S_FMT:          /* one format only: S_FMT and TRY_FMT return it */
+    case VIDIOC_TRY_FMT: {
+        struct v4l2_format *f = p;
+        if (f->type != CAPTURE)
+            return EINVAL;
+        memset(&f->fmt, 0, sizeof f->fmt);
+        f->fmt.pix = (struct v4l2_pix_format) {
+            .width = d->width, .height = d->height, .pixelformat = d->fourcc,
+            .field = V4L2_FIELD_NONE, .bytesperline = d->width * d->bpp,
+            .sizeimage = d->frame_size, .colorspace = V4L2_COLORSPACE_SRGB,
+        };
+        return 0;
+    }
+    case VIDIOC_ENUM_FRAMESIZES: {
+        struct v4l2_frmsizeenum *fs = p;
+        if (fs->index != 0 || fs->pixel_format != d->fourcc)
+            return EINVAL;
+        fs->type = V4L2_FRMSIZE_TYPE_DISCRETE;
+        fs->discrete = (struct v4l2_frmsize_discrete) { d->width, d->height };
+        return 0;
+    }
+    case VIDIOC_ENUM_FRAMEINTERVALS: {
+        struct v4l2_frmivalenum *fi = p;
+        if (fi->index != 0 || fi->pixel_format != d->fourcc ||
+            fi->width != d->width || fi->height != d->height)
+            return EINVAL;
+        fi->type = V4L2_FRMIVAL_TYPE_DISCRETE;
+        fi->discrete = (struct v4l2_fract) { 1, d->fps };
+        return 0;
+    }
+    case VIDIOC_G_PARM:
+    case VIDIOC_S_PARM: {       /* fixed rate: S_PARM returns it */
+        struct v4l2_streamparm *sp = p;
+        if (sp->type != CAPTURE)
+            return EINVAL;
+        memset(&sp->parm, 0, sizeof sp->parm);
+        sp->parm.capture = (struct v4l2_captureparm) {
+            .capability = V4L2_CAP_TIMEPERFRAME, .timeperframe = { 1, d->fps }, .readbuffers = 1,
+        };
+        return 0;
+    }
+    case VIDIOC_ENUMINPUT: {
+        struct v4l2_input *in = p;
+        if (in->index != 0)
+            return EINVAL;
+        *in = (struct v4l2_input) { .name = "Camera", .type = V4L2_INPUT_TYPE_CAMERA };
+        return 0;
+    }
+    case VIDIOC_G_INPUT:
+        *(int *) p = 0;
+        return 0;
+    case VIDIOC_S_INPUT:
+        return *(int *) p == 0 ? 0 : EINVAL;
+    case VIDIOC_REQBUFS: {
+        struct v4l2_requestbuffers *r = p;
+        r->capabilities = V4L2_BUF_CAP_SUPPORTS_USERPTR;
+        if (r->type != CAPTURE || r->memory != V4L2_MEMORY_USERPTR)
+            return EINVAL;      /* what a driver without MMAP (or DMABUF) answers */
+        if (busy(d, c) || d->streaming || d->reading)
+            return EBUSY;
+        d->n_bufs = r->count = MIN(r->count, MAX_BUFFERS);
+        memset(d->bufs, 0, sizeof d->bufs);
+        g_clear_object(&d->owner);
+        if (d->n_bufs)
+            d->owner = g_object_ref(c);
+        return 0;
+    }
+    case VIDIOC_QUERYBUF: {
+        struct v4l2_buffer *b = p;
+        if (b->type != CAPTURE || b->index >= d->n_bufs)
+            return EINVAL;
+        fill_buf(d, b, b->index);
+        b->bytesused = 0;
+        return 0;
+    }
+    case VIDIOC_QBUF: {
+        struct v4l2_buffer *b = p;
+        if (busy(d, c))
+            return EBUSY;
+        if (b->type != CAPTURE || b->memory != V4L2_MEMORY_USERPTR || b->index >= d->n_bufs ||
+            d->bufs[b->index].queued || b->m.userptr == 0 || b->length < d->frame_size)
+            return EINVAL;
+        d->bufs[b->index].userptr = b->m.userptr;
+        d->bufs[b->index].length = b->length;
+        d->bufs[b->index].queued = TRUE;
+        d->fifo[(d->fifo_head + d->fifo_len++) % MAX_BUFFERS] = b->index;
+        fill_buf(d, b, b->index);
+        return 0;
+    }
+    case VIDIOC_DQBUF: {
+        struct v4l2_buffer *b = p;
+        UMockdevIoctlData *mem;
+        guint i;
+        if (busy(d, c))
+            return EBUSY;
+        if (b->type != CAPTURE || b->memory != V4L2_MEMORY_USERPTR || !d->streaming)
+            return EINVAL;
+        if (d->fifo_len == 0)
+            return EAGAIN;      /* a kernel driver would block forever here */
+        i = d->fifo[d->fifo_head];
+        d->fifo_head = (d->fifo_head + 1) % MAX_BUFFERS;
+        d->fifo_len--;
+        d->bufs[i].queued = FALSE;
+        /* Point m.userptr at the client's buffer and resolve it: umockdev copies
+         * it in, and writes our copy back to the client when completing. */
+        b->m.userptr = d->bufs[i].userptr;
+        mem = umockdev_ioctl_data_resolve(data, offsetof(struct v4l2_buffer, m.userptr),
+                                          d->frame_size, NULL);
+        if (!mem)
+            return EFAULT;
+        memcpy(mem->data, frame_data(d, d->seq), d->frame_size);
+        g_object_unref(mem);
+        fill_buf(d, b, i);
+        b->flags |= V4L2_BUF_FLAG_DONE;
+        b->bytesused = d->frame_size;
+        b->sequence = (guint32) d->seq;
+        *when = due_time(d, d->seq++);
+        b->timestamp.tv_sec = *when / G_USEC_PER_SEC;
+        b->timestamp.tv_usec = *when % G_USEC_PER_SEC;
+        return 0;
+    }
+    case VIDIOC_STREAMON:
+    case VIDIOC_STREAMOFF:
+        if (*(int *) p != CAPTURE)
+            return EINVAL;
+        if (busy(d, c))
+            return EBUSY;
+        if (req == VIDIOC_STREAMOFF) {
+            stop_stream(d);
+        } else if (!d->streaming) {
+            if (d->n_bufs == 0)
+                return EINVAL;
+            d->streaming = TRUE;
+            d->t0 = g_get_monotonic_time();
+            d->seq = 0;
+        }
+        return 0;
+    case VIDIOC_QUERYCTRL:      /* no controls */
+    case VIDIOC_QUERY_EXT_CTRL:
+    case VIDIOC_QUERYMENU:
+    case VIDIOC_G_CTRL:
+    case VIDIOC_S_CTRL:
+    case VIDIOC_G_EXT_CTRLS:
+    case VIDIOC_S_EXT_CTRLS:
+    case VIDIOC_TRY_EXT_CTRLS:
+        return EINVAL;
+    default:
+        return ENOTTY;
+    }
+}
+
+static gboolean on_ioctl(UMockdevIoctlBase *base, UMockdevIoctlClient *c, gpointer user)
+{
+    VDev *d = user;
+    gulong req = umockdev_ioctl_client_get_request(c);
+    UMockdevIoctlData *data = NULL;
+    gint64 when = 0;
+    int err = ENOTTY;
+
+    (void) base;
+    check_owner(d, c);
+    /* Each V4L2 ioctl passes a pointer to its struct: get a local copy of it,
+     * which umockdev writes back to the client when completing. */
+    if (_IOC_TYPE(req) == 'V' && _IOC_SIZE(req) > 0) {
+        data = umockdev_ioctl_data_resolve(umockdev_ioctl_client_get_arg(c), 0,
+                                           _IOC_SIZE(req), NULL);
+        err = data ? v4l2_ioctl(d, c, req, data, &when) : EFAULT;
+    }
+    complete_at(d, c, 0, err, when);
+    g_clear_object(&data);
+    return TRUE;
+}
+
+/* read(): the next frame, or the rest of the current one after a short read. */
+static gboolean on_read(UMockdevIoctlBase *base, UMockdevIoctlClient *c, gpointer user)
+{
+    VDev *d = user;
+    UMockdevIoctlData *buf = umockdev_ioctl_client_get_arg(c);  /* the client's buffer */
+    guint64 k;
+    gsize n;
+
+    (void) base;
+    check_owner(d, c);
+    if (busy(d, c) || d->n_bufs > 0) {
+        complete_at(d, c, 0, EBUSY, 0);
+        return TRUE;
+    }
+    if (!d->reading) {
+        d->reading = TRUE;
+        if (!d->owner)
+            d->owner = g_object_ref(c);
+        d->t0 = g_get_monotonic_time();
+        d->seq = 0;
+        d->read_off = 0;
+    }
+    k = d->seq;
+    n = MIN((gsize) buf->data_len, d->frame_size - d->read_off);
+    memcpy(buf->data, frame_data(d, k) + d->read_off, n);
+    d->read_off += n;
+    if (d->read_off == d->frame_size) {
+        d->read_off = 0;
+        d->seq++;
+    }
+    complete_at(d, c, (glong) n, 0, due_time(d, k));
+    return TRUE;
+}
+
+static gboolean on_write(UMockdevIoctlBase *base, UMockdevIoctlClient *c, gpointer user)
+{
+    (void) base;
+    complete_at(user, c, 0, EINVAL, 0);     /* a capture device cannot be written */
+    return TRUE;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static gboolean G_GNUC_PRINTF(2, 3) fail(GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_propagate_error(error, g_error_new_valist(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, fmt, ap));
+    va_end(ap);
+    return FALSE;
+}
+
+/* A decimal number, or 0 if it is not one. */
+static guint32 parse_uint(const char *s)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    return *s && !*end && v <= G_MAXUINT32 ? (guint32) v : 0;
+}
+
+/* -v NODE=FRAMES:W:H:FOURCC:FPS: add the sysfs device and attach the handler. */
+static gboolean add_video(UMockdevTestbed *tb, const char *spec, GError **error)
+{
+    g_autofree char *copy = g_strdup(spec), *desc = NULL, *base = NULL;
+    char *eq = strchr(copy, '='), *field[4];
+    const char *name, *digits;
+    g_autoptr(UMockdevIoctlBase) handler = NULL;
+    static GPtrArray *all;      /* the worker thread uses them until exit: never freed */
+    VDev *d = g_new0(VDev, 1);
+    gsize len = 0;
+    guint f;
+
+    g_ptr_array_add(all ? all : (all = g_ptr_array_new()), d);
+    for (int i = 3; i >= 0; i--) {      /* split from the right: FRAMES may hold ':' */
+        char *colon = strrchr(copy, ':');
+        if (!eq || !colon || colon < eq)
+            return fail(error, "-v wants NODE=FRAMES:WIDTH:HEIGHT:FOURCC:FPS, got %s", spec);
+        *colon = '\0';
+        field[i] = colon + 1;
+    }
+    *eq = '\0';
+    d->node = g_strdup(copy);
+    d->width = parse_uint(field[0]);
+    d->height = parse_uint(field[1]);
+    d->fps = parse_uint(field[3]);
+    for (f = 0; f < G_N_ELEMENTS(formats) && strcmp(formats[f].fourcc, field[2]); f++)
+        ;
+    if (!g_str_has_prefix(d->node, "/dev/") || !d->width || !d->height || !d->fps ||
+        f == G_N_ELEMENTS(formats))
+        return fail(error, "NODE must be /dev/..., WIDTH, HEIGHT and FPS > 0, "
+                    "FOURCC one of YUYV UYVY GREY RGB3");
+    d->fourcc = v4l2_fourcc(field[2][0], field[2][1], field[2][2], field[2][3]);
+    d->bpp = formats[f].bpp;
+    d->fmt_name = formats[f].name;
+    d->frame_size = (gsize) d->width * d->height * d->bpp;
+    if (!g_file_get_contents(eq + 1, (char **) &d->frames, &len, error))
+        return FALSE;
+    d->n_frames = len / d->frame_size;
+    if (d->n_frames == 0 || len % d->frame_size)
+        return fail(error, "%s does not hold a whole number of frames", eq + 1);
+
+    /* The minor number is the node's trailing number, as in /dev/videoN. */
+    name = d->node + strlen("/dev/");
+    for (digits = name + strlen(name); digits > name && g_ascii_isdigit(digits[-1]); digits--)
+        ;
+    d->minor = (unsigned) strtoul(digits, NULL, 10);
+    d->bus = d->minor ? g_strdup_printf("hal-sim.%u", d->minor) : g_strdup("hal-sim");
+
+    /* The sysfs device as the kernel has it; with "N:", umockdev makes a pty node. */
+    base = g_path_get_basename(name);
+    desc = g_strdup_printf("P: /devices/platform/%s/video4linux/%s\nN: %s\n"
+                           "E: DEVNAME=%s\nE: SUBSYSTEM=video4linux\nE: MAJOR=81\nE: MINOR=%u\n"
+                           "A: dev=81:%u\\n\nA: index=0\\n\nA: name=HAL Sim Camera %u\\n\n\n"
+                           "P: /devices/platform/%s\nE: DRIVER=hal-sim\n"
+                           "E: SUBSYSTEM=platform\nE: MODALIAS=platform:hal-sim\n",
+                           d->bus, base, name, d->node, d->minor, d->minor, d->minor, d->bus);
+    if (!umockdev_testbed_add_from_string(tb, desc, error))
+        return FALSE;
+
+    /* Our own fd on the pty's slave side, to flush the readiness byte with. */
+    d->master_fd = umockdev_testbed_get_dev_fd(tb, d->node);
+    d->slave_fd = d->master_fd < 0 ? -1 :
+                  open(ptsname(d->master_fd), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (d->slave_fd < 0)
+        return fail(error, "%s: umockdev made no pty for it", d->node);
+    update_ready(d);
+
+    handler = umockdev_ioctl_base_new();
+    g_signal_connect(handler, "handle-ioctl", G_CALLBACK(on_ioctl), d);
+    g_signal_connect(handler, "handle-read", G_CALLBACK(on_read), d);
+    g_signal_connect(handler, "handle-write", G_CALLBACK(on_write), d);
+    return umockdev_testbed_attach_ioctl(tb, d->node, handler, error);
+}
+
+/* Split NODE=FILE and call one of umockdev's load functions. */
+static gboolean load(UMockdevTestbed *tb, const char *spec, GError **error,
+                     gboolean (*fn)(UMockdevTestbed *, const gchar *, const gchar *, GError **))
+{
+    g_auto(GStrv) parts = g_strsplit(spec, "=", 2);
+    if (!parts[0] || !parts[1])
+        return fail(error, "expected NODE=FILE, got %s", spec);
+    return fn(tb, parts[0], parts[1], error);
+}
+
+static gboolean quit_cb(gpointer loop)
+{
+    g_main_loop_quit(loop);
+    return G_SOURCE_CONTINUE;
+}
+
+int main(int argc, char **argv)
+{
+    static const char opts[] = "dvise";     /* also the order they are applied in */
+    GPtrArray *specs[sizeof opts - 1];
+    g_autoptr(GError) error = NULL;
+    g_autofree char *root = NULL, *part = NULL;
+    UMockdevTestbed *tb;
+    GMainLoop *loop;
+
+    if (argc < 2 || argc % 2 != 0) {
+        fprintf(stderr, "usage: %s READY_FILE [-d FILE.umockdev] [-i NODE=FILE.ioctl] "
+                "[-s NODE=FILE.script] [-e NODE=FILE.events] "
+                "[-v NODE=FRAMES:WIDTH:HEIGHT:FOURCC:FPS]...\n", argv[0]);
+        return 2;
+    }
+    for (guint o = 0; o < G_N_ELEMENTS(specs); o++)
+        specs[o] = g_ptr_array_new();
+    for (int a = 2; a < argc; a += 2) {
+        const char *o = argv[a][0] == '-' && argv[a][1] && !argv[a][2] ?
+                        strchr(opts, argv[a][1]) : NULL;
+        if (!o) {
+            fprintf(stderr, "hal-testbed: unknown option %s\n", argv[a]);
+            return 2;
+        }
+        g_ptr_array_add(specs[o - opts], argv[a + 1]);
+    }
+
+    tb = umockdev_testbed_new();
+    for (guint o = 0; o < G_N_ELEMENTS(specs) && !error; o++) {
+        for (guint i = 0; i < specs[o]->len && !error; i++) {
+            const char *spec = specs[o]->pdata[i];
+            switch (opts[o]) {
+            case 'd': umockdev_testbed_add_from_file(tb, spec, &error); break;
+            case 'v': add_video(tb, spec, &error); break;
+            case 'i': load(tb, spec, &error, umockdev_testbed_load_ioctl); break;
+            case 's': load(tb, spec, &error, umockdev_testbed_load_script); break;
+            case 'e': load(tb, spec, &error, umockdev_testbed_load_evemu_events); break;
+            }
+            if (error)
+                fprintf(stderr, "hal-testbed: -%c %s: %s\n", opts[o], spec, error->message);
+        }
+    }
+    if (error) {
+        g_object_unref(tb);
+        return 1;
+    }
+
+    root = umockdev_testbed_get_root_dir(tb);
+    part = g_strconcat(argv[1], ".part", NULL);
+    if (!g_file_set_contents(part, root, -1, &error) || rename(part, argv[1]) != 0) {
+        fprintf(stderr, "hal-testbed: cannot write %s: %s\n", argv[1],
+                error ? error->message : g_strerror(errno));
+        g_object_unref(tb);
+        return 1;
+    }
+
+    loop = g_main_loop_new(NULL, FALSE);
+    g_unix_signal_add(SIGTERM, quit_cb, loop);
+    g_unix_signal_add(SIGINT, quit_cb, loop);
+    g_main_loop_run(loop);
+    g_main_loop_unref(loop);
+    g_object_unref(tb);         /* removes the testbed directory */
+    return 0;
+}
