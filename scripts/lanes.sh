@@ -9,7 +9,7 @@
 #   start_lanes BUNDLE LOGPREFIX [VAR=VALUE...]   starts the lanes in the background, each writing LOGPREFIX.LANE.log
 #                                                 and leaving its pid in LOGPREFIX.LANE.pid; the environment is added
 lanes=(soak devices logic)
-device_modules='^(HALCommandTests|SensorsTests|CameraTests|AudioTests|NMEATests|InputEventsTests)\.'
+device_modules='^(HALCommandTests|SensorsTests|CameraTests|AudioTests|NMEATests|InputEventsTests|ProgramDevicesTests)\.'
 lane_filter() {  # lane_filter LANE: the test bundle's arguments that choose the lane's tests
     case "$1" in
         soak) echo "--filter SoakTests" ;;
