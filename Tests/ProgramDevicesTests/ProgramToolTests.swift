@@ -163,21 +163,29 @@ import TraceFormat
     }
 
     /// A plain sysfs reader polling `in_accel_x_raw` sees the value change as the trace goes: it reads the first
-    /// value, then waits (a state, not a time) for the last one, which equals the trace's within the scale.
-    @Test func sysfsReaderSeesPolledValuesChange() async throws {
+    /// value, then waits (a state, not a time) for the last one, which equals the trace's within the scale. libiio's
+    /// `iio_attr` reads the environment sensor's temperature: the trace's value in the IIO ABI's milli-degrees, after
+    /// the scale.
+    @Test func sysfsReaderAndIioAttrSeePolledValues() async throws {
         let scratch = try makeScratchFolder()
-        let records = [0.0, 0.2, 0.4].enumerated().map { index, at in
+        var records = [0.0, 0.2, 0.4].enumerated().map { index, at in
             TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: time(at), quantity: .acceleration, value: Vector3(x: [1.0, 2.0, -3.5][index], y: 0, z: 0))))
         }
-        let trace = try writeTrace([TraceChannel(id: "accel", kind: .accelerometer, source: "test")], records, in: scratch)
+        records.append(TraceRecord(channel: 1, reading: ScalarSample(timestamp: time(0), kind: .temperature, value: 21.5).reading))
+        let trace = try writeTrace(
+            [TraceChannel(id: "accel", kind: .accelerometer, source: "test"), TraceChannel(id: "air", kind: .temperature, source: "test")], records, in: scratch)
         let raw = Int((-3.5 / 0.002394202).rounded())
         let reader = """
+            iio_attr -c iio:device1 temp raw && iio_attr -c iio:device1 temp scale && echo $HAL_DEVICE_AIR && \
             cd /sys/bus/iio/devices/iio:device0 && cat name in_accel_scale in_accel_x_raw && \
             for i in $(seq 1 6000); do v=$(cat in_accel_x_raw); if [ "$v" = "\(raw)" ]; then echo reached $v; exit 0; fi; sleep 0.01; done; exit 1
             """
         let (status, output) = try await exec([trace, "--end", "90", "--", "/bin/sh", "-c", reader], scratch: scratch)
         #expect(status == 0, "\(output)")
-        #expect(programLines(output).prefix(4) == ["hal-imu", "0.002394202", "\(Int((1.0 / 0.002394202).rounded()))", "reached \(raw)"], "\(output)")
+        let lines = programLines(output)
+        #expect(lines.prefix(7) == ["21500000", "0.001", "iio:device1", "hal-imu", "0.002394202", "\(Int((1.0 / 0.002394202).rounded()))", "reached \(raw)"], "\(output)")
+        // raw × scale is the trace's 21.5 °C in milli-degrees.
+        #expect(abs(21_500_000 * 0.001 - 21.5 * 1000) < 1e-6)
         try? FileManager.default.removeItem(atPath: scratch)
     }
 

@@ -1,6 +1,6 @@
 public import AppCore
 import FoundationEssentials
-public import HAL
+import HAL
 public import ProgramDevices
 import Replay
 public import ScenarioSuite

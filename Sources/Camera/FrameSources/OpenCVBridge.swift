@@ -1,5 +1,6 @@
 import COpenCV
 import FoundationEssentials
+import HAL
 
 /// The OpenCV bridge: the package's C API over OpenCV and libyuv, built by the `OpenCVBridge` plugin into
 /// `libhal-opencv.so` and loaded the first time a frame is converted, an image or video is read, or a model is
@@ -18,10 +19,7 @@ public enum OpenCVBridge {
     public static var searchPaths: [String] {
         var paths: [String] = []
         if let path = ProcessInfo.processInfo.environment["HAL_OPENCV_BRIDGE"], !path.isEmpty { paths.append(path) }
-        if let program = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            let folder = String(program[..<(program.lastIndex(of: "/") ?? program.startIndex)])
-            paths.append(folder + "/" + fileName)
-        }
+        if let folder = runningProgramFolder() { paths.append(folder + "/" + fileName) }
         paths.append(openCVBridgeBuildPath)
         return paths
     }

@@ -29,3 +29,13 @@ package struct FileVersion: Hashable, Sendable {
         changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
     }
 }
+
+/// The folder of the running program (`/proc/self/exe`'s), where files installed beside it are looked for; `nil` when
+/// it cannot be read.
+package func runningProgramFolder() -> String? {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+}

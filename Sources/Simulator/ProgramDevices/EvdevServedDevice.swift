@@ -1,4 +1,4 @@
-public import HAL
+import HAL
 import TraceFormat
 import InputEvents
 

@@ -1,4 +1,4 @@
-public import HAL
+import HAL
 import TraceFormat
 import Interchange
 import LibC
@@ -118,33 +118,18 @@ public final class GPSServedDevice: ServedDevice {
 
     /// A TCP port on 127.0.0.1 nobody listens on now.
     static func freePort() throws -> UInt16 {
-        let socket = LibC.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw ProgramError("cannot open a socket: \(describeErrno(errno))") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw ProgramError("cannot find a free port: \(describeErrno(errno))") }
-        return UInt16(bigEndian: address.sin_port)
+        let server = try TCPBroadcastServer(port: 0)
+        defer { server.close() }
+        return server.port
     }
 
     /// Waits until something accepts connections on `port`, or `daemon` ends (its error output is the message).
     static func waitForListener(port: UInt16, daemon: ChildProcess) throws {
         for _ in 0..<1000 {
-            let socket = LibC.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            if let socket = try? TCPConnection.connect(host: "127.0.0.1", port: port, uri: "gpsd://127.0.0.1:\(port)") {
+                close(socket)
+                return
             }
-            close(socket)
-            if connected { return }
             if daemon.poll() != nil { break }
             usleep(10_000)
         }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-public import HAL
+import HAL
 import TraceFormat
 import IIO
 import LibC

@@ -51,6 +51,6 @@ enum PreloadReach {
 /// Looking a name up on this process's `PATH`.
 enum ChildProcessPath {
     static func resolve(_ name: String) -> String? {
-        SystemSupport.ChildProcess.resolve(name, path: HostEnvironment.current["PATH"] ?? "/usr/bin:/bin")
+        ChildProcess.resolve(name, path: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     }
 }

@@ -146,7 +146,7 @@ public struct ProgramRun: Sendable {
     ) async throws -> Result {
         guard !options.program.isEmpty else { throw ProgramError("give a program to run") }
         guard options.rate > 0, options.rate.isFinite else { throw ProgramError("the rate must be a positive number, not \(options.rate)") }
-        let environment = HostEnvironment.current
+        let environment = ProcessInfo.processInfo.environment
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         let testbed = try TestbedHost.executable(environment: environment)
         let preload = try TestbedHost.preloadLibrary(environment: environment)
@@ -201,7 +201,7 @@ public struct ProgramRun: Sendable {
         for (key, value) in options.environment { childEnvironment[key] = value }
         // env -C starts the program in its directory and replaces itself with it: the child is the program.
         let child = try ChildProcess(
-            executable: "/usr/bin/env", arguments: ["-C", options.directory ?? currentDirectory(), program] + options.program.dropFirst(),
+            executable: "/usr/bin/env", arguments: ["-C", options.directory ?? FileManager.default.currentDirectoryPath, program] + options.program.dropFirst(),
             environment: childEnvironment)
         let context = FeedContext(start: start, origin: origin, rate: options.rate) { root }
         onReport("started \(options.program.joined(separator: " ")) (pid \(child.pid)) at rate \(options.rate)")
@@ -224,8 +224,11 @@ public struct ProgramRun: Sendable {
         }
 
         let (endings, continuation) = AsyncStream<Ending>.makeStream()
+        // One thread reaps the program; the rest of the run reads what it found, and never calls waitpid(2) again.
+        let exited = Locked<ChildProcess.Termination?>(nil)
         DetachedThread.start(name: "program wait") {
-            _ = child.wait()
+            let termination = child.wait()
+            exited.withLock { $0 = termination }
             continuation.yield(.exited)
         }
         stop.onStop { continuation.yield(.interrupted) }
@@ -257,16 +260,18 @@ public struct ProgramRun: Sendable {
         feeding.cancel()
         timer.cancel()
         var killed = false
+        func hasExited() -> Bool { exited.withLock { $0 != nil } }
         if ending != .exited {
             child.signalGroup(SIGTERM)
             let deadline = clock.now + .nanoseconds(Int64(options.grace * 1e9))
-            while child.poll() == nil, clock.now < deadline { try? await clock.sleep(for: .milliseconds(10)) }
-            if child.poll() == nil {
+            while !hasExited(), clock.now < deadline { try? await clock.sleep(for: .milliseconds(10)) }
+            if !hasExited() {
                 killed = true
                 child.signalGroup(SIGKILL)
             }
         }
-        let termination = child.wait()
+        while !hasExited() { try? await clock.sleep(for: .milliseconds(2)) }
+        let termination = exited.withLock { $0 }!
         // What the program started may still hold its pipes: end the whole group before waiting for the readers.
         child.signalGroup(SIGKILL)
         await readersDone.wait(count: 2)
@@ -343,7 +348,7 @@ final class ScratchFolder: Sendable {
     var temporary: String { path + "/t" }
 
     init() throws {
-        var base = HostEnvironment.current["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         // "/hal-exec.XXXXXX" + "/t" + "/umockdev.XXXXXX" + "/ioctl/dev/iio:device10" and room to spare.
         if base.utf8.count + 16 + 2 + 16 + 24 > 107 { base = "/tmp" }
         var template = Array((base + "/hal-exec.XXXXXX").utf8CString)
@@ -371,13 +376,6 @@ final class ScratchFolder: Sendable {
     }
 }
 
-/// The working directory of this process.
-func currentDirectory() -> String {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    guard getcwd(&buffer, buffer.count) != nil else { return "/" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
-
 /// Where the testbed host and umockdev's preload library are, and stopping the host.
 enum TestbedHost {
     /// `hal-testbed`: `$HAL_TESTBED`, else beside this program, else on `PATH`.
@@ -386,10 +384,10 @@ enum TestbedHost {
             guard access(path, X_OK) == 0 else { throw ProgramError("HAL_TESTBED=\(path) is not an executable file") }
             return path
         }
-        let beside = executableFolder() + "/hal-testbed"
-        if access(beside, X_OK) == 0 { return beside }
+        let folder = runningProgramFolder() ?? "."
+        if access(folder + "/hal-testbed", X_OK) == 0 { return folder + "/hal-testbed" }
         if let found = ChildProcess.resolve("hal-testbed", path: environment["PATH"] ?? "") { return found }
-        throw ProgramError("hal-testbed is not beside \(executableFolder()) nor on PATH; build it with `swift build --product hal-testbed`")
+        throw ProgramError("hal-testbed is not beside \(folder) nor on PATH; build it with `swift build --product hal-testbed`")
     }
 
     /// umockdev's preload library: `$HAL_UMOCKDEV_PRELOAD`, else `libumockdev-preload.so.0` from the loader's
@@ -416,28 +414,5 @@ enum TestbedHost {
         for _ in 0..<200 where host.poll() == nil { usleep(5_000) }
         if host.poll() == nil { host.signalGroup(SIGKILL) }
         _ = host.wait()
-    }
-
-    /// The folder of the running program.
-    private static func executableFolder() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return "." }
-        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-    }
-}
-
-/// The caller's environment.
-enum HostEnvironment {
-    static var current: [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") { result[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
-            entry += 1
-        }
-        return result
     }
 }

@@ -14,7 +14,7 @@ import SystemSupport
 /// playback, so the capture does: it reads the samples no faster than they play at the run's rate, and a program's
 /// `aplay` takes as long as the clip (divided by the rate), as on a sound card.
 public final class SpeakerCapture: ServedDevice {
-    private let state = Locked<(fifo: String, clips: [Clip], stopping: Bool, done: Bool)>(("", [], false, false))
+    private let state = Locked<(fifo: String, clips: [Clip], reading: Bool, stopping: Bool, done: Bool)>(("", [], false, false, false))
 
     /// A speaker not yet prepared.
     public init() {}
@@ -45,6 +45,7 @@ public final class SpeakerCapture: ServedDevice {
         let file = open(fifo, O_RDWR | O_CLOEXEC)
         guard file >= 0 else { throw ProgramError("cannot open \(fifo): \(describeErrno(errno))") }
         _ = fcntl(file, 1031 /* F_SETPIPE_SZ */, 4096)
+        state.withLock { $0.reading = true }
         DetachedThread.start(name: "speaker capture") { [self] in
             var reader = ClipReader(context: run)
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -77,7 +78,7 @@ public final class SpeakerCapture: ServedDevice {
     public func finish() {
         let started = state.withLock { state -> Bool in
             state.stopping = true
-            return !state.fifo.isEmpty
+            return state.reading
         }
         guard started else { return }
         // The reader drains what is left and stops; wait for that state (it reads at most one page more).

@@ -1,5 +1,5 @@
 import FrameSources
-public import HAL
+import HAL
 import TraceFormat
 
 /// A camera channel as a V4L2 capture device, `/dev/videoN`, answered by `hal-testbed`'s ioctl handler: capability,
