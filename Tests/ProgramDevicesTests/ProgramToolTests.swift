@@ -287,5 +287,48 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// Live devices (`sim:` devices paced in real time, as a board's would be) are recorded while the program reads
+    /// them: evtest sees the touch channel's frames as the recording has them, and iio_readdev's scans are the
+    /// recorded accelerometer readings, in order, within one step of the scale.
+    @Test func liveDevicesAreServedAsTheyAreRecorded() async throws {
+        let scratch = try makeScratchFolder()
+        let recording = scratch + "/live.jsonl", events = scratch + "/evtest.txt", buffer = scratch + "/buffer.bin"
+        let script = packageRoot + "/traces/lobby-lookaround.motion.json"
+        let (status, output) = try await exec(
+            [
+                "--live", "sim:\(script)?realtime#touch", "--live", "sim:\(script)?realtime#accel", "--record", recording, "--end", "2", "--",
+                "/bin/sh", "-c", "iio_readdev -b 10 -s 20 iio:device0 > \(buffer); exec evtest /dev/input/event0 > \(events)",
+            ], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("recorded ") && output.contains("readings into \(recording)"), "\(output)")
+        let trace = try Trace.load(path: recording)
+        let touch = try #require(trace.header.channelIndex(of: "touch")), accel = try #require(trace.header.channelIndex(of: "accel"))
+        // evtest's events: a prefix, whole frames, of the recorded touch channel's frames.
+        var encoder = InputDeviceEncoding.Encoder()
+        let expected = trace.records.filter { $0.channel == touch }.flatMap { encoder.encode($0.reading) }.map { "\($0.type) \($0.code) \($0.value)" }
+        let seen = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("Event: time ") }.map { line -> String in
+            if line.hasSuffix("SYN_REPORT ------------") { return "0 0 0" }
+            let fields = line.split(separator: ",").dropFirst().map { $0.split(separator: " ")[1] }
+            return fields.joined(separator: " ")
+        }
+        #expect(!seen.isEmpty && seen.last == "0 0 0" && Array(expected.prefix(seen.count)) == seen, "\(seen) vs \(expected)")
+        // iio_readdev's scans (accel x, y, z as s16, padding to 8 bytes, the timestamp): the first 20 accelerometer
+        // readings recorded.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: buffer)))
+        let readings = trace.records.filter { $0.channel == accel }.compactMap { record -> Vector3? in
+            if case .motion(let sample) = record.reading { return sample.value }
+            return nil
+        }
+        #expect(bytes.count == 20 * 16 && readings.count >= 20, "\(bytes.count) bytes, \(readings.count) readings")
+        for scan in 0..<min(20, bytes.count / 16, readings.count) {
+            func int16(_ index: Int) -> Double { Double(Int16(bitPattern: UInt16(bytes[scan * 16 + 2 * index]) | UInt16(bytes[scan * 16 + 2 * index + 1]) << 8)) }
+            let want = readings[scan]
+            for (got, value) in zip([int16(0), int16(1), int16(2)], [want.x, want.y, want.z]) {
+                #expect(abs(got * 0.002394202 - value) <= 0.002394202 / 2 + 1e-9, "scan \(scan): \(got) vs \(value)")
+            }
+        }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     private func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
 }

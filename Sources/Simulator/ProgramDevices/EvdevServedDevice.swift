@@ -12,7 +12,7 @@ public final class EvdevServedDevice: ServedDevice {
     private let channels: [ServedChannel]
     private let events: [InputEvent]
     private let name: String
-    private let node = Locked<String>("")
+    private let node = Locked<(path: String, live: String?)>(("", nil))
 
     /// A device of `role` carrying `channels`.
     public init(role: InputDeviceEncoding.Role, channels: [ServedChannel]) {
@@ -45,32 +45,67 @@ public final class EvdevServedDevice: ServedDevice {
         })
 
     public var summary: String {
-        "\(role.rawValue) \(node.withLock { $0 }) (evdev) <- \(channels.map { "\($0.channel.id) (\($0.channel.kind))" }.joined(separator: ", "))"
+        "\(role.rawValue) \(node.withLock { $0.path }) (evdev) <- \(channels.map { "\($0.channel.id) (\($0.channel.kind))" }.joined(separator: ", "))"
     }
 
     public func prepare(_ testbed: inout TestbedPlan) throws {
-        var keys = Set<UInt16>()
+        let live = testbed.isLive(channels)
+        // A live keys device may send any key, so it says it has them all; a recorded one, the keys it sends.
+        var keys = live ? Set(1...InputCode.Key.max) : []
         for event in events where event.type == InputCode.Event.key { keys.insert(event.code) }
         let device = UmockdevInputDevice(InputDeviceEncoding.description(role, name: name, keys: keys), eventNumber: testbed.nextEventNumber)
         testbed.nextEventNumber += 1
-        node.withLock { $0 = device.node }
         let stem = "event\(device.eventNumber)"
-        let origin = testbed.origin
         testbed.umockdevArguments += [
             "-d", try testbed.write(stem + ".umockdev", device.sysfsTree),
             "-i", "\(device.node)=" + (try testbed.write(stem + ".ioctl", device.ioctls)),
-            "-e", "\(device.node)=" + (try testbed.write(stem + ".events", UmockdevInputDevice.events(events, origin: origin, rate: testbed.rate))),
         ]
+        if live {
+            let fifo = try testbed.makeFIFO(stem + ".live")
+            testbed.umockdevArguments += ["-l", "\(device.node)=\(fifo)"]
+            node.withLock { $0 = (device.node, fifo) }
+        } else {
+            let file = try testbed.write(stem + ".events", UmockdevInputDevice.events(events, origin: testbed.origin, rate: testbed.rate))
+            testbed.umockdevArguments += ["-e", "\(device.node)=\(file)"]
+            node.withLock { $0 = (device.node, nil) }
+        }
         for channel in channels { testbed.environment["HAL_DEVICE_" + TestbedPlan.variableName(channel.channel.id)] = device.node }
     }
 
     public func feed(_ run: FeedContext) async throws {
-        // umockdev delivers the events; the device's inputs end with its last one.
-        if let last = events.last { try await run.wait(until: last.timestamp) }
+        guard let fifo = node.withLock({ $0.live }) else {
+            // umockdev delivers the events; the device's inputs end with its last one.
+            if let last = events.last { try await run.wait(until: last.timestamp) }
+            return
+        }
+        // Live: each reading's frame as the kernel's `struct input_event`s, written as it arrives.
+        let live = try LiveNode(path: fifo)
+        var encoder = InputDeviceEncoding.Encoder()
+        for await record in run.records(of: channels) {
+            let frame = encoder.encode(record.reading)
+            var bytes: [UInt8] = []
+            for event in frame { bytes += Self.kernelEvent(event) }
+            live.write(bytes)
+            liveEvents.withLock { $0 += frame.count }
+        }
+    }
+
+    private let liveEvents = Locked(0)
+
+    /// `struct input_event` on a 64-bit Linux: the time as seconds and microseconds, type, code and value.
+    static func kernelEvent(_ event: InputEvent) -> [UInt8] {
+        let microseconds = event.timestamp.nanoseconds / 1000
+        var bytes = withUnsafeBytes(of: (microseconds / 1_000_000).littleEndian, Array.init)
+        bytes += withUnsafeBytes(of: (microseconds % 1_000_000).littleEndian, Array.init)
+        bytes += withUnsafeBytes(of: event.type.littleEndian, Array.init)
+        bytes += withUnsafeBytes(of: event.code.littleEndian, Array.init)
+        bytes += withUnsafeBytes(of: event.value.littleEndian, Array.init)
+        return bytes
     }
 
     public var delivered: String {
-        let frames = events.filter(\.isFrameEnd).count
-        return "\(role.rawValue) \(node.withLock { $0 }): \(events.count) events in \(frames) frames"
+        let (path, live) = node.withLock { $0 }
+        if live != nil { return "\(role.rawValue) \(path): \(liveEvents.withLock { $0 }) events, live" }
+        return "\(role.rawValue) \(path): \(events.count) events in \(events.filter(\.isFrameEnd).count) frames"
     }
 }

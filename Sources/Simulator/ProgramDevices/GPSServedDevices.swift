@@ -23,7 +23,6 @@ public final class GPSServedDevice: ServedDevice {
 
     private let mode: Mode
     private let channel: ServedChannel
-    private let fixes: [LocationFix]
     private let state = Locked<State>(State())
 
     private struct State {
@@ -38,11 +37,6 @@ public final class GPSServedDevice: ServedDevice {
     public init(mode: Mode, channel: ServedChannel) {
         self.mode = mode
         self.channel = channel
-        let track = LocationTrack(channel: channel.channel.id, fixes: channel.records.compactMap { record in
-            if case .location(let fix) = record.reading { return fix }
-            return nil
-        })
-        fixes = track.withUTC().fixes
     }
 
     /// The device types' entry for `mode`: every location channel gets both by default.
@@ -93,9 +87,9 @@ public final class GPSServedDevice: ServedDevice {
     public func feed(_ run: FeedContext) async throws {
         let encoder = NMEAEncoder()
         guard let terminal = state.withLock({ $0.terminal }) else { return }
-        for fix in fixes {
-            try await run.wait(until: fix.timestamp)
-            try terminal.write(Array(encoder.sentences(for: fix).joined().utf8))
+        for await record in run.records(of: [channel]) {
+            guard case .location(let fix) = record.reading, let dated = LocationTrack(channel: "", fixes: [fix]).withUTC().fixes.first else { continue }
+            try terminal.write(Array(encoder.sentences(for: dated).joined().utf8))
             state.withLock { $0.written += 1 }
         }
     }
@@ -113,7 +107,7 @@ public final class GPSServedDevice: ServedDevice {
 
     public var delivered: String {
         let written = state.withLock { $0.written }
-        return (mode == .nmea ? "serial GPS" : "gpsd") + ": \(written) of \(fixes.count) fixes written as NMEA"
+        return (mode == .nmea ? "serial GPS" : "gpsd") + ": \(written) fixes written as NMEA"
     }
 
     /// A TCP port on 127.0.0.1 nobody listens on now.

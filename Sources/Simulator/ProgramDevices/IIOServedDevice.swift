@@ -30,7 +30,7 @@ public final class IIOServedDevice: ServedDevice {
     private let isIMU: Bool
     /// The scans: a time and each channel axis's raw value, in `iioChannels` order.
     private let scans: [(time: Timestamp, raw: [Int32])]
-    private let state = Locked<(number: Int, folder: String, written: Int, adjusted: Bool)>((0, "", 0, false))
+    private let state = Locked<(number: Int, folder: String, written: Int, adjusted: Bool, live: String?)>((0, "", 0, false, nil))
 
     /// The scale of each raw step in the IIO ABI's unit: s16 covering ±2000 °/s, ±8 g and ±49 G on the IMU, and
     /// thousandths of the unit on an environment sensor.
@@ -54,31 +54,34 @@ public final class IIOServedDevice: ServedDevice {
         records.sort { $0.timestamp < $1.timestamp }
         var current = [Int32](repeating: 0, count: iioChannels.reduce(0) { $0 + $1.kind.axes })
         var scans: [(time: Timestamp, raw: [Int32])] = []
-        var offsets: [DeviceKind: Int] = [:]
-        var next = 0
-        for channel in iioChannels {
-            offsets[channel.kind.kind] = next
-            next += channel.kind.axes
+        for record in records where Self.apply(record, channels: iioChannels, to: &current) {
+            if let last = scans.last, last.time == record.timestamp { scans[scans.count - 1].raw = current } else { scans.append((record.timestamp, current)) }
         }
-        let channelsByKind = Dictionary(iioChannels.map { ($0.kind.kind, $0) }, uniquingKeysWith: { first, _ in first })
-        for record in records {
-            let kind = record.reading.kind
-            guard let channel = channelsByKind[kind], let offset = offsets[kind] else { continue }
+        self.scans = scans
+    }
+
+    /// Sets the raw values `record` carries in `current` (each channel's axes in `channels` order); `false` when the
+    /// record is of none of them.
+    private static func apply(_ record: TraceRecord, channels: [Channel], to current: inout [Int32]) -> Bool {
+        var offset = 0
+        for channel in channels {
+            defer { offset += channel.kind.axes }
+            guard channel.kind.kind == record.reading.kind else { continue }
             let values: [Double]
             if case .motion(let sample) = record.reading {
                 values = [sample.value.x, sample.value.y, sample.value.z]
             } else if let sample = ScalarSample(record.reading) {
                 values = [sample.value]
             } else {
-                continue
+                return false
             }
             let limit = channel.kind.axes == 3 ? Double(Int16.max) : Double(Int32.max)
-            for (index, value) in values.enumerated() {
+            for (index, value) in values.enumerated() where index < channel.kind.axes {
                 current[offset + index] = Int32(max(-limit, min(limit, (value / channel.kind.factor / channel.scale).rounded())))
             }
-            if let last = scans.last, last.time == record.timestamp { scans[scans.count - 1].raw = current } else { scans.append((record.timestamp, current)) }
+            return true
         }
-        self.scans = scans
+        return false
     }
 
     /// The device types' entry: `iio`.
@@ -152,7 +155,11 @@ public final class IIOServedDevice: ServedDevice {
                 """
         }
         testbed.umockdevArguments += ["-d", try testbed.write("iio\(number).umockdev", tree)]
-        if isIMU {
+        if isIMU, testbed.isLive(channels) {
+            let fifo = try testbed.makeFIFO("iio\(number).live")
+            testbed.umockdevArguments += ["-l", "/dev/iio:device\(number)=\(fifo)"]
+            state.withLock { $0.live = fifo }
+        } else if isIMU {
             var chunks: [[UInt8]] = []
             var delays: [Int] = []
             var previous = 0
@@ -193,6 +200,7 @@ public final class IIOServedDevice: ServedDevice {
     }
 
     public func feed(_ run: FeedContext) async throws {
+        if run.live?.carries(channels.map(\.index)) == true { return try await feedLive(run) }
         guard scans.count > 1 else { return }
         let root = try await run.testbedRoot()
         let folder = root + "/sys" + state.withLock { $0.folder }
@@ -204,6 +212,25 @@ public final class IIOServedDevice: ServedDevice {
                 try Self.replace(folder + "/in_\(name)_raw", with: "\(scan.raw[index])\n", scratch: root)
             }
             previous = scan.raw
+            state.withLock { $0.written += 1 }
+        }
+    }
+
+    /// Feeds live readings as they arrive: each one's values into sysfs, and (the IMU) a scan into the buffer.
+    private func feedLive(_ run: FeedContext) async throws {
+        let root = try await run.testbedRoot()
+        let folder = root + "/sys" + state.withLock { $0.folder }
+        let buffer = try state.withLock({ $0.live }).map { try LiveNode(path: $0) }
+        let names = axisNames
+        var current = [Int32](repeating: 0, count: names.count)
+        for await record in run.records(of: channels) {
+            var next = current
+            guard Self.apply(record, channels: iioChannels, to: &next) else { continue }
+            for (index, name) in names.enumerated() where next[index] != current[index] {
+                try Self.replace(folder + "/in_\(name)_raw", with: "\(next[index])\n", scratch: root)
+            }
+            current = next
+            buffer?.write(Self.bytes(of: (record.timestamp, current)))
             state.withLock { $0.written += 1 }
         }
     }
@@ -220,7 +247,8 @@ public final class IIOServedDevice: ServedDevice {
     }
 
     public var delivered: String {
-        let (number, written, adjusted) = state.withLock { ($0.number, $0.written, $0.adjusted) }
+        let (number, written, adjusted, live) = state.withLock { ($0.number, $0.written, $0.adjusted, $0.live) }
+        if live != nil { return "iio:device\(number): \(written) live readings, in sysfs and the buffer" }
         let buffered = isIMU ? ", \(scans.count) scans in the buffer's script" + (adjusted ? " (the first sample's low byte moved from 0x20 to 0x21)" : "") : ""
         return "iio:device\(number): \(scans.count > 1 ? written + 1 : scans.count) of \(scans.count) values in sysfs\(buffered)"
     }

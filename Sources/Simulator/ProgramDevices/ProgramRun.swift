@@ -34,12 +34,17 @@ public struct ProgramRun: Sendable {
         public var speaker: Bool
         /// How output lines become events; none become events when `nil`.
         public var patterns: OutputPatterns?
+        /// The live devices' readings, for the channels they carry (`hal exec --live`); their records in the inputs are
+        /// not used. A live run's times are the machine's monotonic clock, which live readings carry.
+        public var live: LiveReadings?
 
         /// Options for `program`, at real time, stopped when the inputs end, with a 2 s grace period.
         public init(
             program: [String], rate: Double = 1, end: Double? = nil, grace: Double = 2, environment: [String: String] = [:],
-            directory: String? = nil, devices: [String: [String]] = [:], speaker: Bool = true, patterns: OutputPatterns? = nil
+            directory: String? = nil, devices: [String: [String]] = [:], speaker: Bool = true, patterns: OutputPatterns? = nil,
+            live: LiveReadings? = nil
         ) {
+            self.live = live
             self.program = program
             self.rate = rate
             self.end = end
@@ -154,14 +159,15 @@ public struct ProgramRun: Sendable {
             throw ProgramError("program '\(options.program[0])' not found\(options.program[0].contains("/") ? " (or not executable)" : " on PATH")")
         }
         try PreloadReach.check(program)
-        let origin = inputs.records.first?.timestamp ?? .zero
+        let recordedOrigin = inputs.records.first?.timestamp ?? .zero
         let (devices, unserved) = try types.devices(for: inputs, requested: options.devices)
         let speaker = options.speaker ? SpeakerCapture() : nil
         let allDevices: [any ServedDevice] = devices + (speaker.map { [$0] } ?? [])
 
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
-        var plan = TestbedPlan(folder: scratch.devices, origin: origin, rate: options.rate)
+        var plan = TestbedPlan(folder: scratch.devices, origin: recordedOrigin, rate: options.rate)
+        plan.liveChannels = options.live?.channels ?? []
         var prepared: [any ServedDevice] = []
         defer { for device in prepared { device.finish() } }
         for device in allDevices {
@@ -179,6 +185,8 @@ public struct ProgramRun: Sendable {
         // so what umockdev serves is never early.
         let clock = ContinuousClock()
         let start = clock.now
+        // A recorded run's zero is its first record's time; a live run's is now, on the clock live readings carry.
+        let origin = options.live != nil ? MonotonicClock.now : recordedOrigin
         let host = try ChildProcess(
             executable: testbed, arguments: [ready] + plan.umockdevArguments, environment: ["PATH": "/usr/bin:/bin", "TMPDIR": scratch.temporary])
         defer { TestbedHost.stop(host) }
@@ -203,7 +211,7 @@ public struct ProgramRun: Sendable {
         let child = try ChildProcess(
             executable: "/usr/bin/env", arguments: ["-C", options.directory ?? FileManager.default.currentDirectoryPath, program] + options.program.dropFirst(),
             environment: childEnvironment)
-        let context = FeedContext(start: start, origin: origin, rate: options.rate) { root }
+        let context = FeedContext(start: start, origin: origin, rate: options.rate, live: options.live) { root }
         onReport("started \(options.program.joined(separator: " ")) (pid \(child.pid)) at rate \(options.rate)")
 
         let output = Locked<[OutputLine]>([])

@@ -1,6 +1,7 @@
 import FoundationEssentials
 public import HAL
 import LibC
+import SystemSupport
 public import TraceFormat
 
 /// A simulated device served to a program that `ProgramRun` starts: an input device, an IIO sensor, a serial GPS,
@@ -47,6 +48,11 @@ public struct TestbedPlan: Sendable {
     public var environment: [String: String] = [:]
     /// Symbolic links made in the testbed's `/dev` before the program starts: a node's path to what it links to.
     public var links: [String: String] = [:]
+    /// The indexes of the channels fed live (``LiveReadings``) rather than from their records.
+    public var liveChannels: Set<Int> = []
+
+    /// Whether any of `channels` is fed live.
+    public func isLive(_ channels: [ServedChannel]) -> Bool { channels.contains { liveChannels.contains($0.index) } }
     /// The next free `/dev/input/eventN` number.
     public var nextEventNumber = 0
     /// The next free `iio:deviceN` number.
@@ -78,6 +84,13 @@ public struct TestbedPlan: Sendable {
         return path
     }
 
+    /// Makes a FIFO called `name` in the plan's folder and returns its path: a live node's input (`hal-testbed -l`).
+    public func makeFIFO(_ name: String) throws -> String {
+        let path = folder + "/" + name
+        guard mkfifo(path, 0o600) == 0 else { throw ProgramError("cannot make \(path): \(describeErrno(errno))") }
+        return path
+    }
+
     /// Writes `text` to `name` in the plan's folder and returns its path.
     public func write(_ name: String, _ text: String) throws -> String { try write(name, Array(text.utf8)) }
 }
@@ -92,13 +105,37 @@ public struct FeedContext: Sendable {
     public let rate: Double
     /// The testbed's root (`$UMOCKDEV_DIR`), found once umockdev made it.
     public let testbedRoot: @Sendable () async throws -> String
+    /// The live channels' records, when the run has any.
+    public let live: LiveReadings?
 
     /// Creates a context.
-    public init(start: ContinuousClock.Instant, origin: Timestamp, rate: Double, testbedRoot: @escaping @Sendable () async throws -> String) {
+    public init(
+        start: ContinuousClock.Instant, origin: Timestamp, rate: Double, live: LiveReadings? = nil,
+        testbedRoot: @escaping @Sendable () async throws -> String
+    ) {
         self.start = start
         self.origin = origin
         self.rate = rate
+        self.live = live
         self.testbedRoot = testbedRoot
+    }
+
+    /// The records of `channels`, from their records (waiting for each one's time) or, for live channels, as they
+    /// arrive.
+    public func records(of channels: [ServedChannel]) -> AsyncStream<TraceRecord> {
+        if let live, live.carries(channels.map(\.index)) { return live.subscribe(channels.map(\.index)) }
+        let records = channels.flatMap(\.records).sorted { $0.timestamp < $1.timestamp }
+        let context = self
+        return AsyncStream { continuation in
+            let task = Task {
+                for record in records {
+                    do { try await context.wait(until: record.timestamp) } catch { break }
+                    continuation.yield(record)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 
     /// The instant a record of time `timestamp` is due.
@@ -116,6 +153,63 @@ public struct FeedContext: Sendable {
     /// Sleeps until the record of time `timestamp` is due.
     public func wait(until timestamp: Timestamp) async throws {
         try await ContinuousClock().sleep(until: instant(of: timestamp))
+    }
+}
+
+/// Readings of live devices (`hal exec --live`), handed to the devices that serve them as they are recorded.
+///
+/// Each device subscribes to its channels when it starts feeding; ``publish(_:)`` hands a record to the subscribers of
+/// its channel (or keeps it until its channel has one, so nothing recorded before a device starts is lost), and
+/// ``finish()`` ends every subscription (the live devices ended, or the run did).
+public final class LiveReadings: Sendable {
+    private struct State {
+        var subscribers: [(channels: Set<Int>, continuation: AsyncStream<TraceRecord>.Continuation)] = []
+        var waiting: [TraceRecord] = []
+        var finished = false
+    }
+
+    /// The live channels' indexes in the run's trace header.
+    public let channels: Set<Int>
+    private let state = Locked(State())
+
+    /// Live inputs for the channels at `channels` (indexes in the run's trace header).
+    public init(channels: Set<Int>) {
+        self.channels = channels
+    }
+
+    /// Whether the channels at `indexes` are live.
+    public func carries(_ indexes: [Int]) -> Bool { indexes.contains { channels.contains($0) } }
+
+    /// The records of the channels at `indexes`, as they arrive, after those that arrived before.
+    public func subscribe(_ indexes: [Int]) -> AsyncStream<TraceRecord> {
+        let (stream, continuation) = AsyncStream<TraceRecord>.makeStream()
+        let wanted = Set(indexes)
+        state.withLock { state in
+            for record in state.waiting where wanted.contains(record.channel) { continuation.yield(record) }
+            state.waiting.removeAll { wanted.contains($0.channel) }
+            if state.finished { continuation.finish() } else { state.subscribers.append((wanted, continuation)) }
+        }
+        return stream
+    }
+
+    /// Hands `record` to its channel's subscribers.
+    public func publish(_ record: TraceRecord) {
+        state.withLock { state in
+            var handed = false
+            for subscriber in state.subscribers where subscriber.channels.contains(record.channel) {
+                subscriber.continuation.yield(record)
+                handed = true
+            }
+            if !handed { state.waiting.append(record) }
+        }
+    }
+
+    /// Ends every subscription.
+    public func finish() {
+        state.withLock { state in
+            state.finished = true
+            for subscriber in state.subscribers { subscriber.continuation.finish() }
+        }
     }
 }
 
@@ -220,4 +314,28 @@ public struct ServedDeviceTypes: Sendable {
         let unserved = trace.header.channels.enumerated().filter { !served.contains($0.offset) }.map { "\($0.element.id) (\($0.element.kind))" }
         return (devices, unserved)
     }
+}
+
+/// A FIFO that `hal-testbed -l` relays into a node: what is written here is what the program reads from the node.
+final class LiveNode: Sendable {
+    private let descriptor: Int32
+
+    /// Opens the FIFO at `path` for writing (hal-testbed holds its other end).
+    init(path: String) throws {
+        descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ProgramError("cannot open \(path): \(describeErrno(errno))") }
+    }
+
+    /// Writes all of `bytes`.
+    func write(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { LibC.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    deinit { close(descriptor) }
 }

@@ -36,6 +36,10 @@ public final class V4L2ServedDevice: ServedDevice {
     }
 
     public func prepare(_ testbed: inout TestbedPlan) throws {
+        if testbed.isLive([channel]) {
+            throw ProgramError(
+                "camera channel '\(channel.channel.id)' cannot be served live: a camera is served from recorded frames; record it (hal record) and serve the trace")
+        }
         let frames = channel.records.compactMap { record -> Frame? in
             if case .frame(let frame) = record.reading { return frame }
             return nil

@@ -10,8 +10,11 @@
  *     -v NODE=FRAMES:W:H:FOURCC:FPS   V4L2 capture device at NODE (/dev/videoN) whose
  *                                     frames are those of the raw file FRAMES;
  *                                     FOURCC is YUYV, UYVY, GREY or RGB3
+ *     -l NODE=FIFO                    live input: what is written into the FIFO is what
+ *                                     reads of NODE return, as it arrives (hal exec writes
+ *                                     a live device's events or scans there)
  *   Options may repeat. Like umockdev-run, all -d are applied first, then -v, -i,
- *   -s and -e.
+ *   -s, -e and -l.
  *
  * When the testbed is built, its root directory is written (no newline) to
  * READY_FILE.part, which is renamed to READY_FILE. Programs started with
@@ -549,6 +552,53 @@ static gboolean load(UMockdevTestbed *tb, const char *spec, GError **error,
     return fn(tb, parts[0], parts[1], error);
 }
 
+/* -l NODE=FIFO: copy what arrives in the FIFO into the node's pty, from the main loop. */
+typedef struct { int from, to; } Relay;
+
+static gboolean relay_cb(gint fd, GIOCondition condition, gpointer user)
+{
+    Relay *relay = user;
+    char buffer[4096];
+    ssize_t count;
+
+    (void) fd;
+    (void) condition;
+    while ((count = read(relay->from, buffer, sizeof buffer)) > 0) {
+        for (ssize_t done = 0; done < count;) {
+            ssize_t written = write(relay->to, buffer + done, (size_t) (count - done));
+            if (written > 0) {
+                done += written;
+            } else if (written < 0 && errno != EINTR && errno != EAGAIN) {
+                return G_SOURCE_CONTINUE;   /* the node is gone: drop the rest */
+            } else if (written < 0 && errno == EAGAIN) {
+                g_usleep(1000);             /* the reader is behind: wait for room */
+            }
+        }
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean add_live(UMockdevTestbed *tb, const char *spec, GError **error)
+{
+    g_auto(GStrv) parts = g_strsplit(spec, "=", 2);
+    Relay *relay;
+    int to;
+
+    if (!parts[0] || !parts[1])
+        return fail(error, "expected NODE=FIFO, got %s", spec);
+    to = umockdev_testbed_get_dev_fd(tb, parts[0]);
+    if (to < 0)
+        return fail(error, "%s: umockdev made no pty for it", parts[0]);
+    relay = g_new(Relay, 1);    /* used until exit: never freed */
+    relay->to = to;
+    /* Read and write, so that the open does not wait for a writer, and a writer closing is no end. */
+    relay->from = open(parts[1], O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (relay->from < 0)
+        return fail(error, "cannot open %s: %s", parts[1], g_strerror(errno));
+    g_unix_fd_add(relay->from, G_IO_IN, relay_cb, relay);
+    return TRUE;
+}
+
 static gboolean quit_cb(gpointer loop)
 {
     g_main_loop_quit(loop);
@@ -557,7 +607,7 @@ static gboolean quit_cb(gpointer loop)
 
 int main(int argc, char **argv)
 {
-    static const char opts[] = "dvise";     /* also the order they are applied in */
+    static const char opts[] = "dvisel";     /* also the order they are applied in */
     GPtrArray *specs[sizeof opts - 1];
     g_autoptr(GError) error = NULL;
     g_autofree char *root = NULL, *part = NULL;
@@ -567,7 +617,7 @@ int main(int argc, char **argv)
     if (argc < 2 || argc % 2 != 0) {
         fprintf(stderr, "usage: %s READY_FILE [-d FILE.umockdev] [-i NODE=FILE.ioctl] "
                 "[-s NODE=FILE.script] [-e NODE=FILE.events] "
-                "[-v NODE=FRAMES:WIDTH:HEIGHT:FOURCC:FPS]...\n", argv[0]);
+                "[-v NODE=FRAMES:WIDTH:HEIGHT:FOURCC:FPS] [-l NODE=FIFO]...\n", argv[0]);
         return 2;
     }
     for (guint o = 0; o < G_N_ELEMENTS(specs); o++)
@@ -592,6 +642,7 @@ int main(int argc, char **argv)
             case 'i': load(tb, spec, &error, umockdev_testbed_load_ioctl); break;
             case 's': load(tb, spec, &error, umockdev_testbed_load_script); break;
             case 'e': load(tb, spec, &error, umockdev_testbed_load_evemu_events); break;
+            case 'l': add_live(tb, spec, &error); break;
             }
             if (error)
                 fprintf(stderr, "hal-testbed: -%c %s: %s\n", opts[o], spec, error->message);

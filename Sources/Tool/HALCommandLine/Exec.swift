@@ -26,13 +26,21 @@ struct Exec: AsyncParsableCommand {
             """)
 
     @Argument(help: "A trace or script (.jsonl, .mcap, .walk.json, .motion.json), or a program scenario (.run.json).")
-    var input: String
+    var input: String?
 
     @Option(name: .customLong("input"), help: "Another trace or script whose channels are served too (repeatable).")
     var moreInputs: [String] = []
 
+    @Option(name: .customLong("live"), help: ArgumentHelp("A live device whose readings are served as they come, and recorded (repeatable).", valueName: "uri"))
+    var liveDevices: [String] = []
+
+    @Option(help: "With --live: the trace the live devices are recorded into (.jsonl, or .mcap).")
+    var record: String?
+
+    @OptionGroup var search: SearchOptions
+
     /// Every input, the argument's first.
-    private var inputs: [String] { [input] + moreInputs }
+    private var inputs: [String] { (input.map { [$0] } ?? []) + moreInputs }
 
     @Argument(parsing: .postTerminator, help: "The program and its arguments, after --.")
     var program: [String] = []
@@ -68,6 +76,10 @@ struct Exec: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
+        if inputs.isEmpty && liveDevices.isEmpty { throw ValidationError("give the inputs (traces or scripts), a program scenario, or --live devices") }
+        if !inputs.isEmpty && !liveDevices.isEmpty { throw ValidationError("--live serves live devices alone; record them, then serve the trace beside other inputs") }
+        if !liveDevices.isEmpty, record == nil { throw ValidationError("--live needs --record FILE: the live devices are recorded as they are served") }
+        if !liveDevices.isEmpty, rate != nil { throw ValidationError("--rate is for inputs from files; live devices come at their own pace") }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate takes a positive number") }
         if let end, !(end >= 0) { throw ValidationError("--end takes 0 or more seconds") }
         if let grace, !(grace >= 0) { throw ValidationError("--grace takes 0 or more seconds") }
@@ -82,7 +94,7 @@ struct Exec: AsyncParsableCommand {
         }
     }
 
-    private var isScenario: Bool { input.hasSuffix(".run.json") }
+    private var isScenario: Bool { input?.hasSuffix(".run.json") == true }
 
     func run() async throws {
         let quiet = quiet
@@ -105,35 +117,19 @@ struct Exec: AsyncParsableCommand {
                 if !session.passed { return 1 }
                 return Self.status(run)
             }
+        } else if !liveDevices.isEmpty {
+            running = try startLive(onOutput: onOutput, onReport: onReport)
         } else {
             var trace = try Trace.merging(inputs.map { try Trace.loadInput(path: $0) })
             if let faults {
                 let plan = try FaultPlan.load(path: faults)
                 trace.records = FaultInjector(plan: plan, header: trace.header).apply(to: trace.records)
             }
-            var requested: [String: [String]] = [:]
-            for pair in devices {
-                let (channel, type) = Self.split(pair)
-                requested[channel, default: []].append(type)
-            }
-            var variables: [String: String] = [:]
-            for pair in environment {
-                let (name, value) = Self.split(pair)
-                variables[name] = value
-            }
-            let outputPatterns = try OutputPatterns(patterns.map { pair in
-                let (pattern, event) = Self.splitLast(pair)
-                return OutputPatterns.Pattern(pattern: pattern, event: event)
-            }, jsonEvents: jsonEvents)
-            let options = ProgramRun.Options(
-                program: program, rate: rate ?? 1, end: end, grace: grace ?? 2, environment: variables, devices: requested,
-                speaker: !noSpeaker, patterns: outputPatterns)
+            let options = try runOptions(live: nil)
             let inputs = trace
             running = Task {
                 let run = try await ProgramRun(inputs: inputs, options: options).run(onOutput: onOutput, onReport: onReport)
-                var out = StandardOutput()
-                for event in run.events { out.line(EventLog.line(event, start: run.start)) }
-                out.flush()
+                Self.printEvents(run)
                 return Self.status(run)
             }
         }
@@ -147,6 +143,75 @@ struct Exec: AsyncParsableCommand {
         }
         stop.disarm()
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The run's options from the command's.
+    private func runOptions(live: LiveReadings?) throws -> ProgramRun.Options {
+        var requested: [String: [String]] = [:]
+        for pair in devices {
+            let (channel, type) = Self.split(pair)
+            requested[channel, default: []].append(type)
+        }
+        var variables: [String: String] = [:]
+        for pair in environment {
+            let (name, value) = Self.split(pair)
+            variables[name] = value
+        }
+        let outputPatterns = try OutputPatterns(patterns.map { pair in
+            let (pattern, event) = Self.splitLast(pair)
+            return OutputPatterns.Pattern(pattern: pattern, event: event)
+        }, jsonEvents: jsonEvents)
+        return ProgramRun.Options(
+            program: program, rate: rate ?? 1, end: end, grace: grace ?? 2, environment: variables, devices: requested,
+            speaker: !noSpeaker, patterns: outputPatterns, live: live)
+    }
+
+    /// Opens the live devices, records them into `--record` and serves each reading to the program as it is recorded;
+    /// when the devices end, the program's inputs do.
+    private func startLive(
+        onOutput: @escaping @Sendable (ProgramRun.OutputLine) -> Void, onReport: @escaping @Sendable (String) -> Void
+    ) throws -> Task<Int32, any Error> {
+        let factory = makeDeviceFactory(searchFolders: search.folders)
+        var sources: [RecordingSource] = []
+        var taken: Set<String> = []
+        for uri in liveDevices {
+            let device = try factory.open(uri, as: (any ReadingSource).self)
+            sources.append(RecordingSource(id: RecordCommand.channelID(for: device.info, uri: uri, taken: &taken), device: device))
+        }
+        let live = LiveReadings(channels: Set(sources.indices))
+        let recorder = try TraceRecorder(
+            path: record!, sources: sources, metadata: ["recorded-by": "\(HALCommandLine.toolName) exec"], onRecord: { live.publish($0) })
+        let inputs = Trace(header: TraceHeader(channels: sources.map(\.channel)), records: [])
+        let options = try runOptions(live: live)
+        let path = record!
+        return Task {
+            let recording = Task {
+                let summary = try await recorder.run()
+                live.finish()
+                return summary
+            }
+            let run: ProgramRun.Result
+            do {
+                run = try await ProgramRun(inputs: inputs, options: options).run(onOutput: onOutput, onReport: onReport)
+            } catch {
+                recording.cancel()
+                live.finish()
+                throw error
+            }
+            recording.cancel()
+            let summary = try await recording.value
+            live.finish()
+            onReport("recorded \(summary.counts.reduce(0, +)) readings into \(path)")
+            Self.printEvents(run)
+            return Self.status(run)
+        }
+    }
+
+    /// Prints the run's event log.
+    static func printEvents(_ run: ProgramRun.Result) {
+        var out = StandardOutput()
+        for event in run.events { out.line(EventLog.line(event, start: run.start)) }
+        out.flush()
     }
 
     /// The command's exit status for a run: the program's own when it exited, 128 + the signal when it crashed, 130

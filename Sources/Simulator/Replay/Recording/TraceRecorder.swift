@@ -75,29 +75,34 @@ public final class TraceRecorder: Sendable {
     private let interruptions = Locked<[RecordingInterruption]>([])
     private let reconnect: ReconnectPolicy
     private let onInterruption: @Sendable (RecordingInterruption) -> Void
+    private let onRecord: @Sendable (TraceRecord) -> Void
 
     /// Creates the trace file and writes its header.
     ///
-    /// `onInterruption` hears each device going away and coming back, as it happens.
+    /// `onInterruption` hears each device going away and coming back, as it happens; `onRecord` gets each record once
+    /// it is written (`hal exec` serves a live device's readings to a program as it records them).
     public init(
         path: String, sources: [RecordingSource], metadata: [String: String] = [:], reconnect: ReconnectPolicy = .never,
-        onInterruption: @escaping @Sendable (RecordingInterruption) -> Void = { _ in }
+        onInterruption: @escaping @Sendable (RecordingInterruption) -> Void = { _ in }, onRecord: @escaping @Sendable (TraceRecord) -> Void = { _ in }
     ) throws(TraceError) {
         let header = TraceHeader(channels: sources.map(\.channel), metadata: metadata)
         writer = Locked(try TraceFiles.makeWriter(path: path, header: header, durability: .everyRecord))
         self.sources = sources
         self.reconnect = reconnect
         self.onInterruption = onInterruption
+        self.onRecord = onRecord
         liveCounts = Locked(Array(repeating: 0, count: sources.count))
     }
 
     /// Writes one device's readings until its stream ends.
     private func drain(_ readings: AsyncThrowingStream<Reading, any Error>, channel index: Int) async throws {
         for try await reading in readings {
+            let record = TraceRecord(channel: index, reading: reading)
             try writer.withLock { writer throws(TraceError) in
-                try writer.write(TraceRecord(channel: index, reading: reading))
+                try writer.write(record)
             }
             liveCounts.withLock { $0[index] += 1 }
+            onRecord(record)
         }
     }
 
