@@ -202,7 +202,7 @@ public final class IIOServedDevice: ServedDevice {
     public func feed(_ run: FeedContext) async throws {
         if run.live?.carries(channels.map(\.index)) == true { return try await feedLive(run) }
         guard scans.count > 1 else { return }
-        let root = try await run.testbedRoot()
+        let root = run.testbedRoot
         let folder = root + "/sys" + state.withLock { $0.folder }
         let names = axisNames
         var previous = scans[0].raw
@@ -218,7 +218,7 @@ public final class IIOServedDevice: ServedDevice {
 
     /// Feeds live readings as they arrive: each one's values into sysfs, and (the IMU) a scan into the buffer.
     private func feedLive(_ run: FeedContext) async throws {
-        let root = try await run.testbedRoot()
+        let root = run.testbedRoot
         let folder = root + "/sys" + state.withLock { $0.folder }
         let buffer = try state.withLock({ $0.live }).map { try LiveNode(path: $0) }
         let names = axisNames

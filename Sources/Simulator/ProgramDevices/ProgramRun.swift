@@ -211,7 +211,7 @@ public struct ProgramRun: Sendable {
         let child = try ChildProcess(
             executable: "/usr/bin/env", arguments: ["-C", options.directory ?? FileManager.default.currentDirectoryPath, program] + options.program.dropFirst(),
             environment: childEnvironment)
-        let context = FeedContext(start: start, origin: origin, rate: options.rate, live: options.live) { root }
+        let context = FeedContext(start: start, origin: origin, rate: options.rate, live: options.live, testbedRoot: root)
         onReport("started \(options.program.joined(separator: " ")) (pid \(child.pid)) at rate \(options.rate)")
 
         let output = Locked<[OutputLine]>([])
@@ -369,8 +369,8 @@ final class ScratchFolder: Sendable {
         }
     }
 
-    /// The testbed's root, once umockdev has made it and its sleeper wrote it into `file`, waiting while `running`
-    /// holds; `errors` says what umockdev said when it did not.
+    /// The testbed's root, once `hal-testbed` has made it and written it into `file`, waiting while `running` holds;
+    /// `errors` says what it said when it did not.
     func testbedRoot(at file: String, while running: @Sendable () -> Bool, errors: @Sendable () -> String) async throws -> String {
         while true {
             if let bytes = FileManager.default.contents(atPath: file), !bytes.isEmpty { return String(decoding: bytes, as: UTF8.self) }

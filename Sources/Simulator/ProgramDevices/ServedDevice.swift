@@ -103,16 +103,13 @@ public struct FeedContext: Sendable {
     public let origin: Timestamp
     /// How many trace seconds pass in a second.
     public let rate: Double
-    /// The testbed's root (`$UMOCKDEV_DIR`), found once umockdev made it.
-    public let testbedRoot: @Sendable () async throws -> String
+    /// The testbed's root (`$UMOCKDEV_DIR`).
+    public let testbedRoot: String
     /// The live channels' records, when the run has any.
     public let live: LiveReadings?
 
     /// Creates a context.
-    public init(
-        start: ContinuousClock.Instant, origin: Timestamp, rate: Double, live: LiveReadings? = nil,
-        testbedRoot: @escaping @Sendable () async throws -> String
-    ) {
+    public init(start: ContinuousClock.Instant, origin: Timestamp, rate: Double, live: LiveReadings? = nil, testbedRoot: String) {
         self.start = start
         self.origin = origin
         self.rate = rate
