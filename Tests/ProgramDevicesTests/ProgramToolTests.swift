@@ -125,6 +125,43 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// Accelerometer and gyroscope channels served as one evdev motion device, read with python3-evdev: the
+    /// accelerometer property, the axes' resolutions (8192 a g, 1024 a degree per second), and each sample's frame
+    /// as the encoder makes it, which decodes back within one step.
+    @Test func pythonEvdevReadsTheMotionDevice() async throws {
+        let scratch = try makeScratchFolder()
+        var records: [TraceRecord] = []
+        for index in 0..<5 {
+            let at = time(Double(index) * 0.05), step = Double(index)
+            records.append(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: at, quantity: .acceleration, value: Vector3(x: 0.5 * step, y: 9.80665, z: -1)))))
+            records.append(TraceRecord(channel: 1, reading: .motion(MotionSample(timestamp: at, quantity: .angularVelocity, value: Vector3(x: 0.1, y: -0.2 * step, z: 1)))))
+        }
+        let trace = try writeTrace(
+            [TraceChannel(id: "accel", kind: .accelerometer, source: "test"), TraceChannel(id: "gyro", kind: .gyroscope, source: "test")], records, in: scratch)
+        let script = scratch + "/motion.py"
+        try """
+            import os, evdev
+            device = evdev.InputDevice(os.environ["HAL_DEVICE_ACCEL"])
+            print("props", [p for p in device.input_props()], os.environ["HAL_DEVICE_GYRO"] == os.environ["HAL_DEVICE_ACCEL"])
+            print("res", device.absinfo(evdev.ecodes.ABS_X).resolution, device.absinfo(evdev.ecodes.ABS_RX).resolution)
+            frames = 0
+            for event in device.read_loop():
+                print("event", event.type, event.code, event.value, flush=True)
+                if event.type == 0:
+                    frames += 1
+                    if frames == 10: break
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let (status, output) = try await exec(
+            [trace, "--device", "accel=evdev", "--device", "gyro=evdev", "--end", "10", "--", "/usr/bin/python3", script], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        let lines = programLines(output)
+        #expect(lines.contains("props [6] True") && lines.contains("res 8192 1024"), "\(output)")
+        var encoder = InputDeviceEncoding.Encoder()
+        let expected = records.flatMap { encoder.encode($0.reading) }.map { "event \($0.type) \($0.code) \($0.value)" }
+        #expect(lines.filter { $0.hasPrefix("event ") } == expected, "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// The IMU as libiio's own tools see it: `iio_info` lists the device and its channels with their scale, and
     /// `iio_readdev` reads the buffer's scans, whose values equal the trace's within one step of the scale.
     @Test func libiioToolsReadTheIMU() async throws {
@@ -203,8 +240,20 @@ import TraceFormat
                 timestamp: time(step), utcNanoseconds: utcTime, mode: .threeDimensional, coordinate: coordinate, altitude: 80, horizontalAccuracy: 3, satellites: 9))
         }
         let trace = try writeTrace([TraceChannel(id: "gps", kind: .location, source: "test", rate: 1)], fixes.map { TraceRecord(channel: 0, reading: .location($0)) }, in: scratch)
+        // A client of gpsd's own Python module (python3-gps, what cgps is built on) reads three TPV reports beside gpspipe.
+        let client = scratch + "/client.py"
+        try """
+            import gps, os
+            session = gps.gps(host="127.0.0.1", port=os.environ["HAL_GPSD_PORT"], mode=gps.WATCH_ENABLE | gps.WATCH_JSON)
+            count = 0
+            for report in session:
+                if report["class"] == "TPV" and "lat" in report:
+                    print("client", report["time"], report["lat"], report["lon"], flush=True)
+                    count += 1
+                    if count == 3: break
+            """.write(toFile: client, atomically: true, encoding: .utf8)
         let (status, output) = try await exec(
-            [trace, "--rate", "4", "--", "/bin/sh", "-c", "head -n 2 $HAL_DEVICE_GPS; gpspipe -w -n 9 $HAL_GPSD"], scratch: scratch)
+            [trace, "--rate", "4", "--", "/bin/sh", "-c", "head -n 2 $HAL_DEVICE_GPS; /usr/bin/python3 \(client) & gpspipe -w -n 9 $HAL_GPSD; wait"], scratch: scratch)
         #expect(status == 0, "\(output)")
         let lines = programLines(output)
         #expect(lines.first?.hasPrefix("$GPRMC,") == true || lines.first?.hasPrefix("$GPGGA,") == true, "\(output)")
@@ -222,6 +271,14 @@ import TraceFormat
             let index = Int((time.timeIntervalSince1970 - Double(utc) / 1e9).rounded())
             guard fixes.indices.contains(index), let want = fixes[index].coordinate else { Issue.record("a TPV at an unknown time: \(report)"); continue }
             #expect(abs(lat - want.latitude) < 1e-6 && abs(lon - want.longitude) < 1e-6, "\(report) vs \(want)")
+        }
+        let clientReports = lines.filter { $0.hasPrefix("client ") }.map { $0.split(separator: " ") }
+        #expect(clientReports.count == 3, "\(output)")
+        for fields in clientReports where fields.count == 4 {
+            guard let time = formatter.date(from: String(fields[1])), let lat = Double(fields[2]), let lon = Double(fields[3]) else { continue }
+            let index = Int((time.timeIntervalSince1970 - Double(utc) / 1e9).rounded())
+            guard fixes.indices.contains(index), let want = fixes[index].coordinate else { Issue.record("a client report at an unknown time: \(fields)"); continue }
+            #expect(abs(lat - want.latitude) < 1e-6 && abs(lon - want.longitude) < 1e-6, "\(fields) vs \(want)")
         }
         try? FileManager.default.removeItem(atPath: scratch)
     }
