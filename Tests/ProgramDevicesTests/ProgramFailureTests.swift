@@ -130,6 +130,21 @@ import TraceFormat
         try expectNothingLeft(scratch)
     }
 
+    /// Live devices that deliver faster than they are served (a `sim:` device not paced) still have readings to
+    /// write when a program that reads nothing ends: the run stops its feeds before the testbed, exits 0, keeps the
+    /// recording, and leaves nothing behind.
+    @Test func aLiveRunWhoseProgramEndsFirstEndsCleanly() async throws {
+        let (scratch, _) = try prepare()
+        let script = packageRoot + "/traces/lobby-lookaround.motion.json"
+        let recording = scratch + "/live.jsonl"
+        let (status, output) = try await exec(
+            ["--live", "sim:\(script)#touch", "--live", "sim:\(script)#gyro", "--record", recording, "--", "/bin/true"], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("the program ended: exit status 0") && output.contains("readings into \(recording)"), "\(output)")
+        #expect(FileManager.default.fileExists(atPath: recording))
+        try expectNothingLeft(scratch)
+    }
+
     /// Ctrl-C stops the program and the testbed and removes the scratch folder; the command exits with 130.
     @Test func ctrlCLeavesNothingBehind() async throws {
         let (scratch, trace) = try prepare()

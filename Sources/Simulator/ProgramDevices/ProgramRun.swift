@@ -283,6 +283,9 @@ public struct ProgramRun: Sendable {
         // What the program started may still hold its pipes: end the whole group before waiting for the readers.
         child.signalGroup(SIGKILL)
         await readersDone.wait(count: 2)
+        // The feeds stop (they were cancelled) before the testbed goes: a live feed still writing into a node whose
+        // host has ended would get EPIPE.
+        await feeding.value
         for device in prepared { device.finish() }
         prepared = []
         var all = events.withLock { $0 }

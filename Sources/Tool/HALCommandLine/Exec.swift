@@ -97,6 +97,9 @@ struct Exec: AsyncParsableCommand {
     private var isScenario: Bool { input?.hasSuffix(".run.json") == true }
 
     func run() async throws {
+        // A write into a pipe or FIFO whose reader has gone (a program that closed its output, a node's host that has
+        // ended) is an error to handle, not a reason for hal to die.
+        signal(SIGPIPE, SIG_IGN)
         let quiet = quiet
         let onOutput: @Sendable (ProgramRun.OutputLine) -> Void = { line in
             guard !quiet else { return }
