@@ -179,15 +179,3 @@ import TraceFormat
         try expectNothingLeft(scratch)
     }
 }
-
-/// A value behind a lock, for a test's reader thread.
-private final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}

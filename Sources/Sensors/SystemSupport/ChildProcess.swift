@@ -117,26 +117,19 @@ public final class ChildProcess: Sendable {
         return termination
     }
 
-    /// Reads `descriptor` to its end in lines (without their newline), handing each to `body` as it arrives, then
-    /// closes it. Blocks: call it on a thread of its own.
+    /// Reads `descriptor` to its end in lines (without their newline or a carriage return before it), handing each
+    /// to `body` as it arrives, then closes it. Blocks: call it on a thread of its own.
     public static func readLines(_ descriptor: Int32, _ body: (String) -> Void) {
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            pending += buffer[0..<count]
-            var start = 0
-            while let newline = pending[start...].firstIndex(of: 10) {
-                var line = pending[start..<newline]
-                if line.last == 13 { line = line.dropLast() }
+        var reader = LineReader(descriptor: descriptor, maximumLine: .max)
+        reading: while true {
+            switch reader.next(timeout: 3600) {
+            case .line(var line):
+                if line.last == 13 { line.removeLast() }
                 body(String(decoding: line, as: UTF8.self))
-                start = newline + 1
+            case .timeout: continue
+            case .endOfInput, .failure: break reading
             }
-            pending.removeFirst(start)
         }
-        if !pending.isEmpty { body(String(decoding: pending, as: UTF8.self)) }
         close(descriptor)
     }
 

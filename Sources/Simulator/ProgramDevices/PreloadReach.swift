@@ -19,7 +19,7 @@ enum PreloadReach {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             guard var interpreter = words.first else { throw ProgramError("\(path) starts with #! but names no interpreter") }
             if interpreter.hasSuffix("/env"), let name = words.dropFirst().first(where: { !$0.hasPrefix("-") }) {
-                guard let found = ChildProcessPath.resolve(name) else { throw ProgramError("\(path) runs '\(name)', which is not on PATH") }
+                guard let found = ChildProcess.resolve(name, path: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") else { throw ProgramError("\(path) runs '\(name)', which is not on PATH") }
                 interpreter = found
             }
             try check(interpreter, depth: depth + 1)
@@ -45,12 +45,5 @@ enum PreloadReach {
             throw ProgramError(
                 "\(path) is statically linked: umockdev's preload library cannot reach it, so it would see the machine's real devices, not the simulated ones; build it dynamically linked")
         }
-    }
-}
-
-/// Looking a name up on this process's `PATH`.
-enum ChildProcessPath {
-    static func resolve(_ name: String) -> String? {
-        ChildProcess.resolve(name, path: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     }
 }
