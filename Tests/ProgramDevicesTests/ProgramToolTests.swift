@@ -240,17 +240,20 @@ import TraceFormat
                 timestamp: time(step), utcNanoseconds: utcTime, mode: .threeDimensional, coordinate: coordinate, altitude: 80, horizontalAccuracy: 3, satellites: 9))
         }
         let trace = try writeTrace([TraceChannel(id: "gps", kind: .location, source: "test", rate: 1)], fixes.map { TraceRecord(channel: 0, reading: .location($0)) }, in: scratch)
-        // A client of gpsd's own Python module (python3-gps, what cgps is built on) reads three TPV reports beside gpspipe.
-        let client = scratch + "/client.py"
+        // A client of gpsd's own Python module (python3-gps, what cgps is built on) reads three TPV reports beside
+        // gpspipe. It writes them to a file of its own: on the shared stdout, gpspipe's lines could land inside its
+        // lines (hal exec runs Python unbuffered, so `print` writes word by word), which once lost a report in CI.
+        let client = scratch + "/client.py", clientOutput = scratch + "/client.txt"
         try """
             import gps, os
             session = gps.gps(host="127.0.0.1", port=os.environ["HAL_GPSD_PORT"], mode=gps.WATCH_ENABLE | gps.WATCH_JSON)
             count = 0
-            for report in session:
-                if report["class"] == "TPV" and "lat" in report:
-                    print("client", report["time"], report["lat"], report["lon"], flush=True)
-                    count += 1
-                    if count == 3: break
+            with open("\(clientOutput)", "w") as out:
+                for report in session:
+                    if report["class"] == "TPV" and "lat" in report:
+                        out.write(f"client {report['time']} {report['lat']} {report['lon']}\\n")
+                        count += 1
+                        if count == 3: break
             """.write(toFile: client, atomically: true, encoding: .utf8)
         let (status, output) = try await exec(
             [trace, "--rate", "4", "--", "/bin/sh", "-c", "head -n 2 $HAL_DEVICE_GPS; /usr/bin/python3 \(client) & gpspipe -w -n 9 $HAL_GPSD; wait"], scratch: scratch)
@@ -272,8 +275,9 @@ import TraceFormat
             guard fixes.indices.contains(index), let want = fixes[index].coordinate else { Issue.record("a TPV at an unknown time: \(report)"); continue }
             #expect(abs(lat - want.latitude) < 1e-6 && abs(lon - want.longitude) < 1e-6, "\(report) vs \(want)")
         }
-        let clientReports = lines.filter { $0.hasPrefix("client ") }.map { $0.split(separator: " ") }
-        #expect(clientReports.count == 3, "\(output)")
+        let clientLines = ((try? String(contentsOfFile: clientOutput, encoding: .utf8)) ?? "").split(separator: "\n")
+        let clientReports = clientLines.map { $0.split(separator: " ") }
+        #expect(clientReports.count == 3 && clientReports.allSatisfy { $0.first == "client" }, "\(clientLines)\n\(output)")
         for fields in clientReports where fields.count == 4 {
             guard let time = formatter.date(from: String(fields[1])), let lat = Double(fields[2]), let lon = Double(fields[3]) else { continue }
             let index = Int((time.timeIntervalSince1970 - Double(utc) / 1e9).rounded())
