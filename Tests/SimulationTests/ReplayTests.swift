@@ -42,6 +42,26 @@ import Testing
         #expect(names == ["a2", "b5", "a10", "a10bis", "b10"])
     }
 
+    /// A channel replayed alone is paced from the trace's start, not from its own first record: channels of one
+    /// trace opened as separate devices keep their places against each other (a tap 2 s in comes 2 s in). With a
+    /// start offset, pacing starts at the offset.
+    @Test func aChannelAloneIsPacedFromTheTracesStart() async throws {
+        let header = TraceHeader(channels: [
+            TraceChannel(id: "a", kind: .app, source: "t"), TraceChannel(id: "b", kind: .app, source: "t"),
+        ])
+        func event(_ channel: Int, _ seconds: Int64) -> TraceRecord {
+            TraceRecord(channel: channel, reading: .appEvent(AppEvent(timestamp: ts(seconds * 1_000_000_000), name: "e")))
+        }
+        let trace = Trace(header: header, records: [event(0, 0), event(0, 1), event(1, 2), event(1, 3)])
+        for (offset, expected) in [(Duration.zero, [Int64(2), 3]), (.seconds(1), [1, 2])] {
+            let clock = VirtualClock(advancesOnSleep: true)
+            var deliveredAt: [Int64] = []
+            let replay = try TraceReplay(trace: trace, options: ReplayOptions(pacing: .realtime, startOffset: offset, channels: ["b"]))
+            try await replay.run(pacingClock: clock) { _ in deliveredAt.append(clock.now.nanoseconds / 1_000_000_000) }
+            #expect(deliveredAt == expected, "offset \(offset)")
+        }
+    }
+
     @Test func channelFilterStartOffsetAndLoops() throws {
         let options = ReplayOptions(startOffset: .seconds(20), loops: 3, channels: ["gyro", "touch"])
         let replay = try TraceReplay(trace: Self.shipped, options: options)

@@ -26,6 +26,10 @@ public struct TraceReplay: Sendable {
     public let arrivals: [Timestamp]
     /// How far each loop is shifted after the previous one.
     public let loopPeriod: Duration
+    /// The time a paced replay starts from: the trace's earliest record of any channel, plus the start offset.
+    /// Channels of one trace replayed as separate devices therefore keep their places against each other: a touch
+    /// channel whose first tap is 5.5 s into a script taps 5.5 s after the replay starts, not at once.
+    public let pacingOrigin: Timestamp
 
     /// Prepares a replay. Throws when the channel filter names a channel the trace lacks
     /// or the options are out of range.
@@ -45,7 +49,9 @@ public struct TraceReplay: Sendable {
         self.trace = trace
         self.options = options
         let included = trace.header.channels.map { options.channels?.contains($0.id) ?? true }
-        let ordered = Self.ordered(trace, included: included, from: (trace.start ?? .zero).advanced(by: options.startOffset))
+        let from = (trace.start ?? .zero).advanced(by: options.startOffset)
+        pacingOrigin = from
+        let ordered = Self.ordered(trace, included: included, from: from)
         if let plan = options.faults {
             let deliveries = FaultInjector(plan: plan, header: trace.header).deliveries(of: ordered)
             pass = deliveries.map(\.record)
@@ -126,8 +132,8 @@ public struct TraceReplay: Sendable {
 
     /// Delivers every record, waiting on `pacingClock` between records as the pacing asks.
     ///
-    /// The first record is delivered at once; record *n* is delivered when
-    /// `(tₙ − t₀) / factor` has passed on the pacing clock. The virtual clock, when
+    /// Record *n* is delivered when `(tₙ − t₀) / factor` has passed on the pacing clock, where *t₀* is
+    /// ``pacingOrigin``. The virtual clock, when
     /// given, is advanced to each record's time before the record is delivered.
     /// Cancelling the task stops the replay with `CancellationError`.
     public func run<PacingClock: Clock>(
@@ -140,15 +146,16 @@ public struct TraceReplay: Sendable {
     /// Delivers every record with its arrival (``arrivals``), waiting on `pacingClock` between records as the
     /// pacing asks.
     ///
-    /// The first record is delivered at once; record *n* is delivered when `(aₙ − t₀) / factor` has passed on the
-    /// pacing clock, where *aₙ* is its arrival and *t₀* the first record's timestamp. The virtual clock, when given, is
+    /// Record *n* is delivered when `(aₙ − t₀) / factor` has passed on the pacing clock, where *aₙ* is its arrival
+    /// and *t₀* the ``pacingOrigin``. The virtual clock, when given, is
     /// advanced to each arrival before the record is delivered. Cancelling the task stops the replay with
     /// `CancellationError`.
     public func run<PacingClock: Clock>(
         pacingClock: PacingClock, clock: VirtualClock? = nil,
         arriving deliver: (_ record: TraceRecord, _ arrival: Timestamp) async throws -> Void
     ) async throws where PacingClock.Duration == Duration {
-        guard let first = firstTimestamp else { return }
+        guard !pass.isEmpty else { return }
+        let first = pacingOrigin
         let startedAt = pacingClock.now
         var delivered = 0
         var loop: Int64 = 0
