@@ -88,3 +88,16 @@ extension AppLogic {
     /// No vocabulary: names are taken on trust.
     public static var vocabulary: AppVocabulary? { nil }
 }
+
+extension Timestamp {
+    /// The earliest of the times given, or `nil` when none is: what ``AppLogic/nextDeadline`` returns for an app with
+    /// several timers. The runner asks for it before every input, so it builds no array.
+    public static func earliest(_ first: Timestamp?, _ second: Timestamp?, _ third: Timestamp? = nil) -> Timestamp? {
+        func earlier(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return earlier(earlier(first, second), third)
+    }
+}

@@ -1,5 +1,45 @@
 public import HAL
 
+/// One thing a ``CapturingSpeaker`` was asked to play.
+public struct CapturedSound: Sendable, Hashable {
+    /// The clip's name, or the spoken text and voice.
+    public var item: PlaybackItem
+    /// When it was asked for, on the clock.
+    public var requested: Timestamp
+    /// When sound started, on the clock.
+    public var start: Timestamp
+    /// When it ended (or was stopped).
+    public var end: Timestamp
+    /// The audio's own length.
+    public var duration: Duration
+    /// The audio's loudness as played (after volume and the guard).
+    public var loudness: Loudness
+    /// The gain the loudness guard applied, dB, when it changed the item.
+    public var gain: Double?
+}
+
+/// A ``CapturingSpeaker``'s state, apart from the speaker's clock type: the runner asks for the next event time on
+/// every record, and a type nested in the generic speaker had its metadata looked up at run time on each call.
+private struct CapturingSpeakerState: ~Copyable {
+    struct Scheduled: Sendable {
+        var capture: Int
+        var startEmitted = false
+    }
+
+    var captures: [CapturedSound] = []
+    var scheduled: [Scheduled] = []
+    var pausedAt: Timestamp?
+    var volume = 1.0
+    var listeners: [Int: AsyncThrowingStream<PlaybackEvent, any Error>.Continuation] = [:]
+    var nextListener = 0
+    var timer: Task<Void, Never>?
+    var requests = 0
+    /// The runner's time, once it drives the speaker (`advance(to:)`).
+    var driven: Timestamp?
+    /// Events emitted while driven, not yet handed back.
+    var outbox: [PlaybackEvent] = []
+}
+
 /// A speaker for tests (`capture:`): nothing is played; each clip or utterance is recorded as a
 /// ``Capture`` (what, start and end on the clock, duration, loudness), and its playback events come
 /// out when the clock reaches them, as a real speaker's would.
@@ -20,23 +60,6 @@ public import HAL
 /// - As a `VirtualTimeSpeaker` a runner can drive it instead: once ``advance(to:)`` is called, the runner's
 ///   times replace the clock and the events come back from that call, in order.
 public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, VirtualTimeSpeaker where C.Instant == Timestamp, C.Duration == Duration {
-    /// One thing the speaker was asked to play.
-    public struct Capture: Sendable, Hashable {
-        /// The clip's name, or the spoken text and voice.
-        public var item: PlaybackItem
-        /// When it was asked for, on the clock.
-        public var requested: Timestamp
-        /// When sound started, on the clock.
-        public var start: Timestamp
-        /// When it ended (or was stopped).
-        public var end: Timestamp
-        /// The audio's own length.
-        public var duration: Duration
-        /// The audio's loudness as played (after volume and the guard).
-        public var loudness: Loudness
-        /// The gain the loudness guard applied, dB, when it changed the item.
-        public var gain: Double?
-    }
 
     /// The device.
     public let info: DeviceInfo
@@ -47,27 +70,10 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
     /// How each sound's length and loudness are found.
     public let measure: any SoundMeasure
     private let clock: C
-    private let state = Locked(State())
+    private let state = Locked(CapturingSpeakerState())
+    /// One thing the speaker was asked to play (``CapturedSound``).
+    public typealias Capture = CapturedSound
 
-    private struct Scheduled: Sendable {
-        var capture: Int
-        var startEmitted = false
-    }
-
-    private struct State: ~Copyable {
-        var captures: [Capture] = []
-        var scheduled: [Scheduled] = []
-        var pausedAt: Timestamp?
-        var volume = 1.0
-        var listeners: [Int: AsyncThrowingStream<PlaybackEvent, any Error>.Continuation] = [:]
-        var nextListener = 0
-        var timer: Task<Void, Never>?
-        var requests = 0
-        /// The runner's time, once it drives the speaker (``advance(to:)``).
-        var driven: Timestamp?
-        /// Events emitted while driven, not yet handed back.
-        var outbox: [PlaybackEvent] = []
-    }
 
     /// A capturing speaker on `clock`, whose sound starts `latency` after each request when nothing is playing,
     /// and whose sounds' lengths and loudness come from `measure`.
@@ -111,7 +117,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
             update { state in
                 guard state.pausedAt == nil, let first = state.scheduled.first else { return }
                 state.pausedAt = now
-                if first.startEmitted { emit(PlaybackEvent(timestamp: now, phase: .paused, item: state.captures[first.capture].item), in: &state) }
+                if first.startEmitted { state.emit(PlaybackEvent(timestamp: now, phase: .paused, item: state.captures[first.capture].item)) }
             }
         case .resume:
             let now = currentTime
@@ -124,7 +130,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
                     state.captures[entry.capture].end = state.captures[entry.capture].end.advanced(by: held)
                 }
                 if let first = state.scheduled.first, first.startEmitted {
-                    emit(PlaybackEvent(timestamp: now, phase: .resumed, item: state.captures[first.capture].item), in: &state)
+                    state.emit(PlaybackEvent(timestamp: now, phase: .resumed, item: state.captures[first.capture].item))
                 }
             }
         case .stop:
@@ -133,7 +139,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
                 state.pausedAt = nil
                 if let first = state.scheduled.first, first.startEmitted {
                     state.captures[first.capture].end = now
-                    emit(PlaybackEvent(timestamp: now, phase: .stopped, item: state.captures[first.capture].item), in: &state)
+                    state.emit(PlaybackEvent(timestamp: now, phase: .stopped, item: state.captures[first.capture].item))
                 }
                 let dropped = Set(state.scheduled.filter { !$0.startEmitted }.map(\.capture))
                 state.captures = state.captures.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
@@ -169,7 +175,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
             state.timer = nil
             let now = max(time, state.driven ?? time)
             state.driven = now
-            deliver(upTo: now, in: &state)
+            state.deliver(upTo: now)
             defer { state.outbox.removeAll() }
             return state.outbox
         }
@@ -178,7 +184,7 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
     public var nextEventTime: Timestamp? {
         state.withLock { state in
             if !state.outbox.isEmpty { return state.driven }
-            return state.pausedAt == nil ? nextEventTime(in: state) : nil
+            return state.pausedAt == nil ? state.nextEventTime : nil
         }
     }
 
@@ -198,53 +204,58 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
             // While paused, the resume shifts the queue by the whole pause: count the latency from the pause, so
             // that the item starts after its request's latency or the item before, whichever is later.
             let start = max((state.pausedAt ?? now).advanced(by: delay), previousEnd)
-            state.captures.append(Capture(
+            state.captures.append(CapturedSound(
                 item: item, requested: now, start: start, end: start.advanced(by: duration), duration: duration,
                 loudness: loudness, gain: gain))
-            state.scheduled.append(Scheduled(capture: state.captures.count - 1))
+            state.scheduled.append(CapturingSpeakerState.Scheduled(capture: state.captures.count - 1))
         }
     }
 
-    private func emit(_ event: PlaybackEvent, in state: inout State) {
-        for listener in state.listeners.values { listener.yield(event) }
-        if state.driven != nil { state.outbox.append(event) }
-    }
-
     /// Applies a change, emits what is due by now, and re-arms the timer for the next event.
-    private func update(_ change: (inout State) -> Void) {
+    private func update(_ change: (inout CapturingSpeakerState) -> Void) {
         let clockNow = clock.now
         state.withLock { state in
             let now = state.driven ?? clockNow
-            deliver(upTo: now, in: &state)
+            state.deliver(upTo: now)
             change(&state)
-            deliver(upTo: now, in: &state)
+            state.deliver(upTo: now)
             state.timer?.cancel()
             state.timer = nil
-            guard state.driven == nil, state.pausedAt == nil, let next = nextEventTime(in: state) else { return }
+            guard state.driven == nil, state.pausedAt == nil, let next = state.nextEventTime else { return }
             state.timer = Task { [weak self, clock] in
                 do { try await clock.sleep(until: next, tolerance: nil) } catch { return }
                 self?.update { _ in }
             }
         }
     }
+}
 
-    private func nextEventTime(in state: borrowing State) -> Timestamp? {
-        guard let first = state.scheduled.first else { return nil }
+extension CapturingSpeakerState {
+    /// When the first queued item next starts or ends, if anything is queued.
+    var nextEventTime: Timestamp? {
+        guard let first = scheduled.first else { return nil }
         // One field read in place: the capture is not copied (its item holds strings) on every record's turn.
-        return first.startEmitted ? state.captures[first.capture].end : state.captures[first.capture].start
+        return first.startEmitted ? captures[first.capture].end : captures[first.capture].start
     }
 
-    private func deliver(upTo now: Timestamp, in state: inout State) {
-        while let first = state.scheduled.first {
-            let capture = state.captures[first.capture]
+    /// Hands `event` to the listeners, and to the runner's outbox when one drives the speaker.
+    mutating func emit(_ event: PlaybackEvent) {
+        for listener in listeners.values { listener.yield(event) }
+        if driven != nil { outbox.append(event) }
+    }
+
+    /// Emits the starts and ends due by `now`, in order.
+    mutating func deliver(upTo now: Timestamp) {
+        while let first = scheduled.first {
+            let capture = captures[first.capture]
             if !first.startEmitted {
-                guard capture.start <= now, state.pausedAt.map({ capture.start <= $0 }) ?? true else { return }
-                emit(PlaybackEvent(timestamp: capture.start, phase: .started, item: capture.item, requested: capture.requested, gain: capture.gain), in: &state)
-                state.scheduled[0].startEmitted = true
+                guard capture.start <= now, pausedAt.map({ capture.start <= $0 }) ?? true else { return }
+                emit(PlaybackEvent(timestamp: capture.start, phase: .started, item: capture.item, requested: capture.requested, gain: capture.gain))
+                scheduled[0].startEmitted = true
             }
-            guard state.pausedAt == nil, capture.end <= now else { return }
-            emit(PlaybackEvent(timestamp: capture.end, phase: .finished, item: capture.item), in: &state)
-            state.scheduled.removeFirst()
+            guard pausedAt == nil, capture.end <= now else { return }
+            emit(PlaybackEvent(timestamp: capture.end, phase: .finished, item: capture.item))
+            scheduled.removeFirst()
         }
     }
 }

@@ -107,11 +107,9 @@ public struct CampusExplorer: AppLogic {
     }
 
     public var nextDeadline: Timestamp? {
-        var deadlines: [Timestamp] = []
-        if hasFix, let fixTime { deadlines.append(fixTime + Self.fixTimeout) }
-        if let notificationHidesAt { deadlines.append(notificationHidesAt) }
-        if pointed != nil, let lastAttitudeTime { deadlines.append(lastAttitudeTime + Self.pointingTimeout) }
-        return deadlines.min()
+        Timestamp.earliest(
+            hasFix ? fixTime.map { $0 + Self.fixTimeout } : nil, notificationHidesAt,
+            pointed != nil ? lastAttitudeTime.map { $0 + Self.pointingTimeout } : nil)
     }
 
     public mutating func advance(to time: Timestamp, output: inout AppOutput) {

@@ -131,9 +131,9 @@ public struct EmotionTrainer: AppLogic {
     }
 
     public var nextDeadline: Timestamp? {
-        var deadlines = [narration?.next].compactMap { $0 }
-        if case .facialFun = phase, faceState != .noCamera { deadlines.append((lastReading ?? shownAt) + cameraTimeout) }
-        return deadlines.min()
+        var camera: Timestamp?
+        if case .facialFun = phase, faceState != .noCamera { camera = (lastReading ?? shownAt) + cameraTimeout }
+        return Timestamp.earliest(narration?.next, camera)
     }
 
     public mutating func advance(to time: Timestamp, output: inout AppOutput) {

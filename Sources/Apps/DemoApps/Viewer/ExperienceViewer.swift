@@ -130,7 +130,7 @@ public struct ExperienceViewer: AppLogic {
     }
 
     public var nextDeadline: Timestamp? {
-        [motionDeadline, player?.controlsHide].compactMap { $0 }.min()
+        Timestamp.earliest(motionDeadline, player?.controlsHide)
     }
 
     private var motionDeadline: Timestamp? {

@@ -22,7 +22,7 @@ public struct FaultInjector: Sendable {
 
     /// The records with every fault applied, in delivery order.
     public func apply(to records: [TraceRecord]) -> [TraceRecord] {
-        deliveries(of: records).map(\.record)
+        faultyPass(of: records).records
     }
 
     /// The records with every fault applied, in delivery order, each with when it reaches the app.
@@ -32,13 +32,42 @@ public struct FaultInjector: Sendable {
     /// arrival is when it was delivered. A consumer never goes back in time, so a record that arrives before one
     /// delivered ahead of it (after a `reorder`) is taken when that one was: see ``Delivery``.
     public func deliveries(of records: [TraceRecord]) -> [Delivery] {
-        var result = records.map { Delivery(record: $0, lateness: 0) }
-        guard let origin = records.map(\.timestamp).min() else { return result }
+        let pass = faultyPass(of: records)
+        return pass.records.indices.map { Delivery(record: pass.records[$0], lateness: pass.lateness(at: $0)) }
+    }
+
+    /// ``deliveries(of:)`` as two arrays, which a replay keeps: the records in delivery order, and when each arrives
+    /// (empty when every record arrives at its timestamp). No array of deliveries is built and copied apart.
+    package func arrivals(of records: [TraceRecord]) -> (records: [TraceRecord], arrivals: [Timestamp]) {
+        let pass = faultyPass(of: records)
+        guard pass.lateness.contains(where: { $0 != 0 }) else { return (pass.records, []) }
+        return (pass.records, pass.records.indices.map { Timestamp(nanoseconds: pass.records[$0].timestamp.nanoseconds.shifted(by: pass.lateness[$0])) })
+    }
+
+    private func faultyPass(of records: [TraceRecord]) -> FaultyPass {
+        var pass = FaultyPass(records: records)
+        guard let origin = records.lazy.map(\.timestamp).min() else { return pass }
         for (index, fault) in plan.faults.enumerated() {
             var random = SeededRandom(seed: plan.seed &+ 0x9E37_79B9_7F4A_7C15 &* UInt64(index + 1))
-            apply(Scope(fault, header: header, origin: origin), to: &result, random: &random)
+            apply(Scope(fault, header: header, origin: origin), to: &pass, random: &random)
         }
-        return result
+        return pass
+    }
+
+    /// The records of a pass as the faults so far left them, and how late each arrives: two arrays, not an array of
+    /// ``Delivery``, so that the records are not copied into deliveries and out again.
+    private struct FaultyPass {
+        var records: [TraceRecord]
+        /// Each record's lateness in nanoseconds, or empty while no latency fault has applied.
+        var lateness: [Int64] = []
+
+        func lateness(at index: Int) -> Int64 { lateness.isEmpty ? 0 : lateness[index] }
+
+        /// Keeps the records at `kept`, in that order (with their lateness).
+        mutating func keep(_ kept: [Int]) {
+            records = kept.map { records[$0] }
+            if !lateness.isEmpty { lateness = kept.map { lateness[$0] } }
+        }
     }
 
     /// A record as a faulty device delivers it.
@@ -74,7 +103,7 @@ public struct FaultInjector: Sendable {
         }
     }
 
-    private func applies(_ scope: Scope, to record: borrowing Delivery) -> Bool {
+    private func applies(_ scope: Scope, to record: borrowing TraceRecord) -> Bool {
         let fault = scope.fault
         guard scope.channels[record.channel] else { return false }
         if fault.from != nil || fault.to != nil {
@@ -96,17 +125,18 @@ public struct FaultInjector: Sendable {
         }
     }
 
-    /// Applies one fault. Faults that keep the records and their order change them where they are; the others make a
-    /// new array. Either way the generator is drawn from in the records' order, as it always was.
-    private func apply(_ scope: Scope, to records: inout [Delivery], random: inout SeededRandom) {
+    /// Applies one fault. Faults that keep the records and their order change them where they are; the others pick
+    /// the records kept (or repeated) by index. Either way the generator is drawn from in the records' order, as it
+    /// always was.
+    private func apply(_ scope: Scope, to pass: inout FaultyPass, random: inout SeededRandom) {
         let fault = scope.fault
         switch fault.kind {
         case .drop, .disconnect:
-            var out: [Delivery] = []
-            out.reserveCapacity(records.count)
+            var kept: [Int] = []
+            kept.reserveCapacity(pass.records.count)
             var remaining = 0
-            for record in records {
-                guard applies(scope, to: record) else { out.append(record); continue }
+            for index in pass.records.indices {
+                guard applies(scope, to: pass.records[index]) else { kept.append(index); continue }
                 if fault.kind == .disconnect || fault.probability == nil { continue }
                 if remaining > 0 {
                     remaining -= 1
@@ -116,86 +146,93 @@ public struct FaultInjector: Sendable {
                     remaining = (fault.burst ?? 1) - 1
                     continue
                 }
-                out.append(record)
+                kept.append(index)
             }
-            records = out
+            if kept.count < pass.records.count { pass.keep(kept) }
         case .stuck:
             var frozen: [Int: Reading] = [:]
-            for index in records.indices where applies(scope, to: records[index]) {
-                let channel = records[index].channel
+            for index in pass.records.indices where applies(scope, to: pass.records[index]) {
+                let channel = pass.records[index].channel
                 if let first = frozen[channel], let freeze = kindFaults[channel].freeze {
-                    records[index].reading = freeze(records[index].reading, first)
+                    pass.records[index].reading = freeze(pass.records[index].reading, first)
                 } else {
-                    frozen[channel] = records[index].reading
+                    frozen[channel] = pass.records[index].reading
                 }
             }
         case .spike:
-            for index in records.indices {
-                if applies(scope, to: records[index]), random.unit() < (fault.probability ?? 0),
-                    let spike = kindFaults[records[index].channel].spike
+            for index in pass.records.indices {
+                if applies(scope, to: pass.records[index]), random.unit() < (fault.probability ?? 0),
+                    let spike = kindFaults[pass.records[index].channel].spike
                 {
-                    records[index].reading = spike(records[index].reading, fault.magnitude ?? 0) { random.unit() }
+                    pass.records[index].reading = spike(pass.records[index].reading, fault.magnitude ?? 0) { random.unit() }
                 }
             }
         case .bias:
-            for index in records.indices {
-                if applies(scope, to: records[index]), let bias = kindFaults[records[index].channel].bias {
-                    records[index].reading = bias(records[index].reading, fault.magnitude ?? 0)
+            for index in pass.records.indices {
+                if applies(scope, to: pass.records[index]), let bias = kindFaults[pass.records[index].channel].bias {
+                    pass.records[index].reading = bias(pass.records[index].reading, fault.magnitude ?? 0)
                 }
             }
         case .jitter:
-            for index in records.indices where applies(scope, to: records[index]) {
+            for index in pass.records.indices where applies(scope, to: pass.records[index]) {
                 let offset = nanoseconds(random.gaussian() * (fault.magnitude ?? 0))
-                records[index].reading.timestamp.nanoseconds = records[index].reading.timestamp.nanoseconds.shifted(by: offset)
+                pass.records[index].reading.timestamp.nanoseconds = pass.records[index].reading.timestamp.nanoseconds.shifted(by: offset)
             }
         case .reorder:
             var index = 0
-            while index + 1 < records.count {
-                if applies(scope, to: records[index]), random.unit() < (fault.probability ?? 0) {
-                    records.swapAt(index, index + 1)
+            while index + 1 < pass.records.count {
+                if applies(scope, to: pass.records[index]), random.unit() < (fault.probability ?? 0) {
+                    pass.records.swapAt(index, index + 1)
+                    if !pass.lateness.isEmpty { pass.lateness.swapAt(index, index + 1) }
                     index += 2
                 } else {
                     index += 1
                 }
             }
         case .duplicate:
-            var out: [Delivery] = []
-            out.reserveCapacity(records.count)
-            for record in records {
-                out.append(record)
-                if applies(scope, to: record), random.unit() < (fault.probability ?? 0) { out.append(record) }
+            var kept: [Int] = []
+            kept.reserveCapacity(pass.records.count)
+            for index in pass.records.indices {
+                kept.append(index)
+                if applies(scope, to: pass.records[index]), random.unit() < (fault.probability ?? 0) { kept.append(index) }
             }
-            records = out
+            if kept.count > pass.records.count { pass.keep(kept) }
         case .latency:
             let delay = nanoseconds(fault.magnitude ?? 0)
-            for index in records.indices where applies(scope, to: records[index]) {
-                records[index].lateness = records[index].lateness.shifted(by: delay)
+            if pass.lateness.isEmpty { pass.lateness = Array(repeating: 0, count: pass.records.count) }
+            for index in pass.records.indices where applies(scope, to: pass.records[index]) {
+                pass.lateness[index] = pass.lateness[index].shifted(by: delay)
             }
             // Arrival order, stable.
-            let arrivals = records.map(\.arrival.nanoseconds)
-            let order = records.indices.sorted { (arrivals[$0], $0) < (arrivals[$1], $1) }
-            records = order.map { records[$0] }
+            let arrivals = pass.records.indices.map { pass.records[$0].timestamp.nanoseconds.shifted(by: pass.lateness[$0]) }
+            let order = pass.records.indices.sorted { (arrivals[$0], $0) < (arrivals[$1], $1) }
+            if order != Array(pass.records.indices) { pass.keep(order) }
         case .rate:
-            var out: [Delivery] = []
-            out.reserveCapacity(records.count)
+            var out: [TraceRecord] = []
+            var outLateness: [Int64] = []
+            out.reserveCapacity(pass.records.count)
             let factor = fault.factor ?? 1
             var counts: [Int: Int] = [:]
             // Each record's next timestamp on its channel, for upsampling.
-            var following = [Timestamp?](repeating: nil, count: records.count)
+            var following = [Timestamp?](repeating: nil, count: pass.records.count)
             var upcoming: [Int: Timestamp] = [:]
-            for index in records.indices.reversed() {
-                following[index] = upcoming[records[index].channel]
-                upcoming[records[index].channel] = records[index].timestamp
+            for index in pass.records.indices.reversed() {
+                following[index] = upcoming[pass.records[index].channel]
+                upcoming[pass.records[index].channel] = pass.records[index].timestamp
             }
-            for (index, record) in records.enumerated() {
-                guard applies(scope, to: record) else { out.append(record); continue }
+            func emit(_ record: TraceRecord, from index: Int) {
+                out.append(record)
+                if !pass.lateness.isEmpty { outLateness.append(pass.lateness[index]) }
+            }
+            for (index, record) in pass.records.enumerated() {
+                guard applies(scope, to: record) else { emit(record, from: index); continue }
                 let count = counts[record.channel, default: 0]
                 counts[record.channel] = count + 1
                 if factor < 1 {
-                    if Int(Double(count + 1) * factor) > Int(Double(count) * factor) { out.append(record) }
+                    if Int(Double(count + 1) * factor) > Int(Double(count) * factor) { emit(record, from: index) }
                     continue
                 }
-                out.append(record)
+                emit(record, from: index)
                 guard let next = following[index] else { continue }
                 let extra = Int(factor.rounded()) - 1
                 for step in 0..<max(0, extra) {
@@ -204,46 +241,35 @@ public struct FaultInjector: Sendable {
                     let (scaled, overflow) = span.multipliedReportingOverflow(by: Int64(step + 1))
                     let offset = overflow ? span / Int64(extra + 1) * Int64(step + 1) : scaled / Int64(extra + 1)
                     copy.reading.timestamp.nanoseconds = copy.reading.timestamp.nanoseconds.shifted(by: offset)
-                    out.append(copy)
+                    emit(copy, from: index)
                 }
             }
-            records = out
+            pass.records = out
+            pass.lateness = outLateness
         case .lostFix:
-            for index in records.indices {
-                if applies(scope, to: records[index]), case .location(let fix) = records[index].reading {
-                    records[index].reading = .location(.noFix(at: fix.timestamp, utcNanoseconds: fix.utcNanoseconds))
+            for index in pass.records.indices {
+                if applies(scope, to: pass.records[index]), case .location(let fix) = pass.records[index].reading {
+                    pass.records[index].reading = .location(.noFix(at: fix.timestamp, utcNanoseconds: fix.utcNanoseconds))
                 }
             }
         case .jump:
             let bearing = fault.bearing ?? random.unit() * 360
-            for index in records.indices {
-                if applies(scope, to: records[index]), case .location(var fix) = records[index].reading, let position = fix.coordinate {
+            for index in pass.records.indices {
+                if applies(scope, to: pass.records[index]), case .location(var fix) = pass.records[index].reading, let position = fix.coordinate {
                     fix.coordinate = position.destination(distance: fault.magnitude ?? 0, bearing: bearing)
-                    records[index].reading = .location(fix)
+                    pass.records[index].reading = .location(fix)
                 }
             }
         case .corruptFrame:
-            for index in records.indices {
-                if applies(scope, to: records[index]), random.unit() < (fault.probability ?? 0), case .frame(var frame) = records[index].reading {
+            for index in pass.records.indices {
+                if applies(scope, to: pass.records[index]), random.unit() < (fault.probability ?? 0), case .frame(var frame) = pass.records[index].reading {
                     switch frame.storage {
                     case .bytes(let bytes): frame.storage = .bytes(Array(bytes.prefix(bytes.count / 3)))
                     case .file: frame.storage = .bytes([0xFF, 0xD8, 0xFF])  // the start of a JPEG, and nothing more
                     }
-                    records[index].reading = .frame(frame)
+                    pass.records[index].reading = .frame(frame)
                 }
             }
         }
     }
-}
-
-extension FaultInjector.Delivery {
-    /// The record's channel.
-    var channel: Int { record.channel }
-    /// The record's reading; a fault that moves its timestamp moves its arrival with it.
-    var reading: Reading {
-        get { record.reading }
-        set { record.reading = newValue }
-    }
-    /// The record's timestamp.
-    var timestamp: Timestamp { record.timestamp }
 }

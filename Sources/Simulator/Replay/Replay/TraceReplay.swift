@@ -53,9 +53,7 @@ public struct TraceReplay: Sendable {
         pacingOrigin = from
         let ordered = Self.ordered(trace, included: included, from: from)
         if let plan = options.faults {
-            let deliveries = FaultInjector(plan: plan, header: trace.header).deliveries(of: ordered)
-            pass = deliveries.map(\.record)
-            arrivals = deliveries.contains { $0.lateness != 0 } ? deliveries.map(\.arrival) : []
+            (pass, arrivals) = FaultInjector(plan: plan, header: trace.header).arrivals(of: ordered)
         } else {
             pass = ordered
             arrivals = []

@@ -13,15 +13,36 @@ enum UnknownKeys {
         try data.withUnsafeBytes { original in
             try reencoded.withUnsafeBytes { known in
                 let originalBytes = original.bindMemory(to: UInt8.self), knownBytes = known.bindMemory(to: UInt8.self)
+                var path: [PathComponent] = []
                 try compare(
                     JSONScanner(originalBytes, range: 0..<originalBytes.count), JSONScanner(knownBytes, range: 0..<knownBytes.count),
-                    path: "", into: &unknown)
+                    path: &path, into: &unknown)
             }
         }
         return unknown
     }
 
-    private static func compare(_ original: JSONScanner, _ known: JSONScanner, path: String, into unknown: inout [String]) throws(JSONSyntaxError) {
+    /// A step of the path to a value: a key, or an array index.
+    private enum PathComponent {
+        case key(String)
+        case index(Int)
+    }
+
+    /// The path as a report names it: `steps[2].turn.yaw`. Made only for a key that is reported.
+    private static func render(_ path: [PathComponent]) -> String {
+        var text = ""
+        for component in path {
+            switch component {
+            case .key(let key): text += text.isEmpty ? key : ".\(key)"
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    private static func compare(
+        _ original: JSONScanner, _ known: JSONScanner, path: inout [PathComponent], into unknown: inout [String]
+    ) throws(JSONSyntaxError) {
         var original = original, known = known
         switch original.peek() {
         case UInt8(ascii: "{"):
@@ -35,20 +56,24 @@ enum UnknownKeys {
             }
             let keyed = fields.map { (key: original.keyString($0), value: $0.value) }.sorted { $0.key < $1.key }
             for (key, value) in keyed {
-                let place = path.isEmpty ? key : "\(path).\(key)"
                 var element = JSONScanner(original.bytes, range: value)
+                path.append(.key(key))
+                defer { path.removeLast() }
                 guard let knownValue = knownFields[key] else {
-                    if !element.readNull() { unknown.append(place) }
+                    if !element.readNull() { unknown.append(render(path)) }
                     continue
                 }
-                try compare(element, JSONScanner(known.bytes, range: knownValue), path: place, into: &unknown)
+                try compare(element, JSONScanner(known.bytes, range: knownValue), path: &path, into: &unknown)
             }
         case UInt8(ascii: "["):
             guard known.peek() == UInt8(ascii: "[") else { return }
             for (index, (element, knownElement)) in try zip(elements(of: original), elements(of: known)).enumerated() {
-                try compare(
-                    JSONScanner(original.bytes, range: element), JSONScanner(known.bytes, range: knownElement), path: "\(path)[\(index)]",
-                    into: &unknown)
+                // Only objects and arrays hold keys: a number or a string is passed by.
+                let first = original.bytes[element.lowerBound]
+                guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { continue }
+                path.append(.index(index))
+                defer { path.removeLast() }
+                try compare(JSONScanner(original.bytes, range: element), JSONScanner(known.bytes, range: knownElement), path: &path, into: &unknown)
             }
         default:
             return
