@@ -588,6 +588,9 @@ struct ALSAUnderrunTests {
         configuration += "\npcm_type.timed { lib \"\(plugin)\" }\npcm.timedcard { type timed }\n"
         try configuration.write(toFile: folder + "/alsa.conf", atomically: true, encoding: .utf8)
         setenv("ALSA_CONFIG_PATH", folder + "/alsa.conf", 1)
+        // Programs this process starts later must not inherit it (the lane runs one test at a time, so no other
+        // thread reads the environment meanwhile).
+        defer { unsetenv("ALSA_CONFIG_PATH") }
 
         let alsa = ALSAOutput(device: "timedcard", latency: 0.02)
         let output = CountingOutput(alsa)

@@ -48,7 +48,7 @@ import TraceFormat
 
     @Test func aProgramThatExitsAtOnceGivesItsStatus() async throws {
         let (scratch, trace) = try prepare()
-        let (status, output) = try await exec([trace, "--", "/bin/sh", "-c", "exit 3"], scratch: scratch)
+        let (status, output) = try await exec([trace, "--end", "600", "--", "/bin/sh", "-c", "exit 3"], scratch: scratch)
         #expect(status == 3)
         #expect(output.contains("the program ended: exit status 3"), "\(output)")
         try expectNothingLeft(scratch)
@@ -56,7 +56,7 @@ import TraceFormat
 
     @Test func aCrashIsReportedWithItsSignal() async throws {
         let (scratch, trace) = try prepare()
-        let (status, output) = try await exec([trace, "--", "/bin/sh", "-c", "kill -SEGV $$"], scratch: scratch)
+        let (status, output) = try await exec([trace, "--end", "600", "--", "/bin/sh", "-c", "kill -SEGV $$"], scratch: scratch)
         #expect(status == 128 + 11)
         #expect(output.contains("the program crashed: signal 11 (SIGSEGV)"), "\(output)")
         try expectNothingLeft(scratch)
@@ -125,7 +125,7 @@ import TraceFormat
         (status, output) = try await exec([trace, "--", script], scratch: scratch)
         #expect(output.contains("/bin/busybox is statically linked"), "\(output)")
         // A dynamically linked program passes the same check.
-        (status, output) = try await exec([trace, "--", "/bin/sh", "-c", "echo fine"], scratch: scratch)
+        (status, output) = try await exec([trace, "--end", "600", "--", "/bin/sh", "-c", "echo fine"], scratch: scratch)
         #expect(status == 0 && output.contains("] fine"), "\(output)")
         try expectNothingLeft(scratch)
     }
@@ -138,7 +138,7 @@ import TraceFormat
         let script = packageRoot + "/traces/lobby-lookaround.motion.json"
         let recording = scratch + "/live.jsonl"
         let (status, output) = try await exec(
-            ["--live", "sim:\(script)#touch", "--live", "sim:\(script)#gyro", "--record", recording, "--", "/bin/true"], scratch: scratch)
+            ["--live", "sim:\(script)#touch", "--live", "sim:\(script)#gyro", "--record", recording, "--end", "600", "--", "/bin/true"], scratch: scratch)
         #expect(status == 0, "\(output)")
         #expect(output.contains("the program ended: exit status 0") && output.contains("readings into \(recording)"), "\(output)")
         #expect(FileManager.default.fileExists(atPath: recording))
@@ -156,9 +156,11 @@ import TraceFormat
         process.standardOutput = pipe
         process.standardError = pipe
         let collected = Locked<String>("")
+        let closed = Locked(false)
         pipe.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            collected.withLock { $0 += text }
+            let data = handle.availableData
+            if data.isEmpty { closed.withLock { $0 = true } }
+            collected.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
         let started = try await waitUntil { collected.withLock { $0.contains("] pid ") } }
@@ -169,7 +171,11 @@ import TraceFormat
         kill(process.processIdentifier, SIGINT)
         let ended = try await waitUntil { !process.isRunning }
         try #require(ended, "hal exec did not stop on SIGINT")
+        // Everything it wrote is read once the pipe is closed (its last lines may still be in flight when it ends;
+        // Process closed this side's write end when it started the command).
+        let drained = try await waitUntil { closed.withLock { $0 } }
         pipe.fileHandleForReading.readabilityHandler = nil
+        #expect(drained, "the output pipe never closed")
         #expect(process.terminationStatus == 130, "\(collected.withLock { $0 })")
         #expect(collected.withLock { $0 }.contains("interrupted at"), "\(collected.withLock { $0 })")
         #expect(!isAlive(pid), "the program outlived the command")

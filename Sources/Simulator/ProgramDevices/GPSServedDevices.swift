@@ -70,15 +70,27 @@ public final class GPSServedDevice: ServedDevice {
             guard let gpsd = ChildProcess.resolve("gpsd", path: "/usr/sbin:/usr/bin:/sbin:/bin") else {
                 throw ProgramError("gpsd is not installed; install Debian's gpsd (scripts/install-deps)")
             }
-            let port = try Self.freePort()
-            // -N: stay in the foreground; -n: read the receiver before a client asks; -b: never write to it.
-            let daemon = try ChildProcess(
-                executable: gpsd, arguments: ["-N", "-n", "-b", "-S", String(port), terminal.slavePath], environment: ["PATH": "/usr/sbin:/usr/bin:/bin"])
-            state.withLock {
-                $0.daemon = daemon
-                $0.port = port
+            // A free port is found by binding port 0 and closing it, so another process may take it before gpsd
+            // binds it: gpsd then exits, and another port is tried.
+            var attempt = 0
+            while true {
+                attempt += 1
+                let port = try Self.freePort()
+                // -N: stay in the foreground; -n: read the receiver before a client asks; -b: never write to it.
+                let daemon = try ChildProcess(
+                    executable: gpsd, arguments: ["-N", "-n", "-b", "-S", String(port), terminal.slavePath], environment: ["PATH": "/usr/sbin:/usr/bin:/bin"])
+                state.withLock {
+                    $0.daemon = daemon
+                    $0.port = port
+                }
+                do {
+                    try Self.waitForListener(port: port, daemon: daemon)
+                } catch where attempt < 5 && daemon.poll() != nil {
+                    continue
+                }
+                break
             }
-            try Self.waitForListener(port: port, daemon: daemon)
+            let port = state.withLock { $0.port }
             testbed.environment["HAL_GPSD_PORT"] = String(port)
             testbed.environment["HAL_GPSD"] = "127.0.0.1:\(port)"
         }

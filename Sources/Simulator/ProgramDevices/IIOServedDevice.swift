@@ -238,7 +238,8 @@ public final class IIOServedDevice: ServedDevice {
     /// Writes `text` to a file beside the testbed's sysfs and renames it over `path`, so a reader sees the old value
     /// or the new one, never an empty file.
     private static func replace(_ path: String, with text: String, scratch: String) throws {
-        let temporary = scratch + "/.hal-value"
+        // One temporary file per attribute: devices feed at once, and a shared one could be renamed over another's.
+        let temporary = scratch + "/.hal-value" + String(path.map { $0 == "/" ? "_" : $0 })
         let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard file >= 0 else { throw ProgramError("cannot write \(temporary): \(describeErrno(errno))") }
         _ = Array(text.utf8).withUnsafeBytes { write(file, $0.baseAddress, $0.count) }

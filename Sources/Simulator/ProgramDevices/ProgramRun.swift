@@ -264,7 +264,14 @@ public struct ProgramRun: Sendable {
         }
         // The wait ends without an ending when the task is cancelled: that is an interruption too.
         let ending = first ?? .interrupted
-        let ended = context.traceTime(of: clock.now)
+        // A stop for the end or for the inputs' end is reported at that time in the trace, not at the moment the run
+        // got to it, which depends on the machine.
+        let ended: Timestamp
+        switch ending {
+        case .endPassed: ended = origin + .nanoseconds(Int64(options.end! * 1e9))
+        case .inputsEnded where options.live == nil: ended = inputs.end ?? origin
+        default: ended = context.traceTime(of: clock.now)
+        }
         feeding.cancel()
         timer.cancel()
         var killed = false

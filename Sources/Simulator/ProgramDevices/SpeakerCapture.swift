@@ -81,8 +81,9 @@ public final class SpeakerCapture: ServedDevice {
             return state.reading
         }
         guard started else { return }
-        // The reader drains what is left and stops; wait for that state (it reads at most one page more).
-        for _ in 0..<2000 where !state.withLock({ $0.done }) { usleep(1_000) }
+        // The reader drains what is left and stops (it reads at most one page more, without blocking, once it sees
+        // the stop): wait for that state. A minute is only a net for a reader that never gets the processor back.
+        for _ in 0..<60_000 where !state.withLock({ $0.done }) { usleep(1_000) }
     }
 
     public var delivered: String {
