@@ -218,16 +218,22 @@ func hal(_ arguments: [String], environment: [String: String] = [:]) throws -> R
         #expect(!info.output.contains("warning"))
     }
 
+    /// `hal record --quiet --out PATH SOURCES…` started in the package's folder, its errors dropped.
+    private func startRecording(into path: String, _ sources: String...) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: halExecutable)
+        process.arguments = ["record", "--quiet", "--out", path] + sources
+        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// A recording killed with SIGKILL is readable up to its last whole record.
     @Test func aKilledRecordingIsReadableUpToItsLastRecord() throws {
         let folder = try makeScratchFolder()
         let path = folder + "/killed.jsonl"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: halExecutable)
-        process.arguments = ["record", "--quiet", "--out", path, "trace:traces/lobby-lookaround.jsonl?rate=20&loop=0#gyro"]
-        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try startRecording(into: path, "trace:traces/lobby-lookaround.jsonl?rate=20&loop=0#gyro")
         // Killed once the file holds 49 whole records. A line still being written is not counted: the file only grows,
         // so at least those 49 are in it when the kill comes.
         let written = blockUntil(every: 0.02) { wholeRecords(inTrace: path) >= 49 }
@@ -248,13 +254,8 @@ func hal(_ arguments: [String], environment: [String: String] = [:]) throws -> R
         var random = SeededRandom(seed: 20261121)
         for attempt in 0..<20 {
             let path = folder + "/killed-\(attempt).jsonl"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: halExecutable)
-            process.arguments = ["record", "--quiet", "--out", path,
-                                 "trace:traces/lobby-lookaround.jsonl?rate=50&loop=0#gyro", "trace:traces/lobby-lookaround.jsonl?rate=50&loop=0#touch"]
-            process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try startRecording(
+                into: path, "trace:traces/lobby-lookaround.jsonl?rate=50&loop=0#gyro", "trace:traces/lobby-lookaround.jsonl?rate=50&loop=0#touch")
             Thread.sleep(forTimeInterval: 0.05 + random.unit() * 0.4)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -268,19 +269,13 @@ func hal(_ arguments: [String], environment: [String: String] = [:]) throws -> R
         }
     }
 
-    /// An endless unpaced replay leaves its consumers time to run: the recorder writes while it replays.
-    /// An endless replay delivered as fast as it can be is written while it runs, not held until it ends: the file
-    /// grows past 10,000 records (a state the test waits for) while the command still runs, and Ctrl-C then ends it
-    /// with a readable trace holding at least those.
+    /// An endless unpaced replay leaves its consumers time to run: the recorder writes while it replays, not once it
+    /// ends. The file grows past 10,000 records (a state the test waits for) while the command still runs, and Ctrl-C
+    /// then ends it with a readable trace holding at least those.
     @Test func anEndlessUnpacedReplayIsRecordedWhileItRuns() throws {
         let folder = try makeScratchFolder()
         let path = folder + "/endless.jsonl"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: halExecutable)
-        process.arguments = ["record", "--quiet", "--out", path, "trace:traces/lobby-lookaround.jsonl?loop=0#gyro"]
-        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try startRecording(into: path, "trace:traces/lobby-lookaround.jsonl?loop=0#gyro")
         let written = blockUntil(every: 0.02) { wholeRecords(inTrace: path) >= 10_000 }
         let runningThen = process.isRunning
         kill(process.processIdentifier, SIGINT)
