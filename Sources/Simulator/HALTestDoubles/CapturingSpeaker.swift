@@ -60,7 +60,6 @@ private struct CapturingSpeakerState: ~Copyable {
 /// - As a `VirtualTimeSpeaker` a runner can drive it instead: once ``advance(to:)`` is called, the runner's
 ///   times replace the clock and the events come back from that call, in order.
 public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, VirtualTimeSpeaker where C.Instant == Timestamp, C.Duration == Duration {
-
     /// The device.
     public let info: DeviceInfo
     /// The gain rule each item passes through, if any.
@@ -73,7 +72,6 @@ public final class CapturingSpeaker<C: Clock>: Speaker, PlaybackEventSource, Vir
     private let state = Locked(CapturingSpeakerState())
     /// One thing the speaker was asked to play (``CapturedSound``).
     public typealias Capture = CapturedSound
-
 
     /// A capturing speaker on `clock`, whose sound starts `latency` after each request when nothing is playing,
     /// and whose sounds' lengths and loudness come from `measure`.
