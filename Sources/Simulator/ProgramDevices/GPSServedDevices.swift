@@ -72,25 +72,21 @@ public final class GPSServedDevice: ServedDevice {
             }
             // A free port is found by binding port 0 and closing it, so another process may take it before gpsd
             // binds it: gpsd then exits, and another port is tried.
-            var attempt = 0
-            while true {
-                attempt += 1
-                let port = try Self.freePort()
+            var port: UInt16 = 0
+            for attempt in 1...5 {
+                port = try Self.freePort()
                 // -N: stay in the foreground; -n: read the receiver before a client asks; -b: never write to it.
                 let daemon = try ChildProcess(
                     executable: gpsd, arguments: ["-N", "-n", "-b", "-S", String(port), terminal.slavePath], environment: ["PATH": "/usr/sbin:/usr/bin:/bin"])
-                state.withLock {
+                state.withLock { [port] in
                     $0.daemon = daemon
                     $0.port = port
                 }
                 do {
                     try Self.waitForListener(port: port, daemon: daemon)
-                } catch where attempt < 5 && daemon.poll() != nil {
-                    continue
-                }
-                break
+                    break
+                } catch where attempt < 5 && daemon.poll() != nil {}
             }
-            let port = state.withLock { $0.port }
             testbed.environment["HAL_GPSD_PORT"] = String(port)
             testbed.environment["HAL_GPSD"] = "127.0.0.1:\(port)"
         }

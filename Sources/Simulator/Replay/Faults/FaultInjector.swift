@@ -206,7 +206,7 @@ public struct FaultInjector: Sendable {
             // Arrival order, stable.
             let arrivals = pass.records.indices.map { pass.records[$0].timestamp.nanoseconds.shifted(by: pass.lateness[$0]) }
             let order = pass.records.indices.sorted { (arrivals[$0], $0) < (arrivals[$1], $1) }
-            if order != Array(pass.records.indices) { pass.keep(order) }
+            if !order.elementsEqual(pass.records.indices) { pass.keep(order) }
         case .rate:
             var out: [TraceRecord] = []
             var outLateness: [Int64] = []
