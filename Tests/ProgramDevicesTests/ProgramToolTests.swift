@@ -43,6 +43,20 @@ import TraceFormat
         ": > \(file); evtest \(node) >> \(file) & p=$!; while kill -0 $p 2>/dev/null && [ \"$(grep -c SYN_REPORT \(file))\" -lt \(frames) ]; do sleep 0.01; done; kill $p"
     }
 
+    /// The events evtest printed, as `type code value` (SYN_REPORT as `0 0 0`) with their times: from lines such as
+    /// "Event: time 0.200000, type 3 (EV_ABS), code 57 (ABS_MT_TRACKING_ID), value 0" and
+    /// "Event: time 0.200000, -------------- SYN_REPORT ------------".
+    private func evtestEvents(_ lines: [Substring]) -> [(time: Double, event: String)] {
+        lines.filter { $0.hasPrefix("Event: time ") }.map { line in
+            let fields = line.dropFirst("Event: time ".count).split(separator: ",")
+            let time = Double(fields[0])!
+            if line.hasSuffix("SYN_REPORT ------------") { return (time, "0 0 0") }
+            // " type 3 (EV_ABS)" → "3"
+            let numbers = fields.dropFirst().map { $0.split(separator: " ")[1] }
+            return (time, numbers.joined(separator: " "))
+        }
+    }
+
     /// The touch and key channels of the input tests: a tap, a drag with two fingers, and Enter pressed and released.
     private func inputTrace(in scratch: String) throws -> (path: String, records: [TraceRecord]) {
         let records = [
@@ -81,24 +95,11 @@ import TraceFormat
         let (status, output) = try await exec(
             [trace, "--end", "60", "--", "/bin/sh", "-c", evtestUntil("/dev/input/event0", frames: frames, into: printed)], scratch: scratch)
         #expect(status == 0, "\(output)")
-        let lines = try String(contentsOfFile: printed, encoding: .utf8).split(separator: "\n").map(String.init)
+        let lines = try String(contentsOfFile: printed, encoding: .utf8).split(separator: "\n")
         #expect(lines.contains("Input device name: \"HAL simulated touchscreen\""), "\(output)")
         #expect(lines.contains("  Property type 1 (INPUT_PROP_DIRECT)"), "\(output)")
         #expect(lines.contains("    Event code 53 (ABS_MT_POSITION_X)") && lines.contains("      Max     4095") && lines.contains("      Resolution      16"))
-        // "Event: time 0.200000, type 3 (EV_ABS), code 57 (ABS_MT_TRACKING_ID), value 0" and "… -------------- SYN_REPORT ------------".
-        var seen: [(time: Double, event: String)] = []
-        for line in lines where line.hasPrefix("Event: time ") {
-            let fields = line.dropFirst("Event: time ".count).split(separator: ",")
-            let time = Double(fields[0])!
-            if line.hasSuffix("SYN_REPORT ------------") {
-                seen.append((time, "0 0 0"))
-            } else {
-                func number(_ field: Substring, _ name: String) -> String {
-                    String(field.trimmingCharacters(in: .whitespaces).dropFirst(name.count + 1).prefix { $0 != " " })
-                }
-                seen.append((time, "\(number(fields[1], "type")) \(number(fields[2], "code")) \(number(fields[3], "value"))"))
-            }
-        }
+        let seen = evtestEvents(lines)
         #expect(seen.map(\.event) == expected.map(\.event), "\(output)")
         for (got, want) in zip(seen, expected) { #expect(abs(got.time - want.time) < 1e-6) }
         try? FileManager.default.removeItem(atPath: scratch)
@@ -285,21 +286,18 @@ import TraceFormat
         #expect(!reports.isEmpty, "\(output)")
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        for report in reports {
-            guard let time = report.time.flatMap(formatter.date(from:)), let lat = report.lat, let lon = report.lon else { continue }
+        /// A position a reader reported at a UTC time equals the trace's fix of that time.
+        func expectFix(at time: String?, _ lat: Double?, _ lon: Double?, _ what: String) {
+            guard let time = time.flatMap(formatter.date(from:)), let lat, let lon else { return }
             let index = Int((time.timeIntervalSince1970 - Double(utc) / 1e9).rounded())
-            guard fixes.indices.contains(index), let want = fixes[index].coordinate else { Issue.record("a TPV at an unknown time: \(report)"); continue }
-            #expect(abs(lat - want.latitude) < 1e-6 && abs(lon - want.longitude) < 1e-6, "\(report) vs \(want)")
+            guard fixes.indices.contains(index), let want = fixes[index].coordinate else { Issue.record("a report at an unknown time: \(what)"); return }
+            #expect(abs(lat - want.latitude) < 1e-6 && abs(lon - want.longitude) < 1e-6, "\(what) vs \(want)")
         }
+        for report in reports { expectFix(at: report.time, report.lat, report.lon, "\(report)") }
         let clientLines = ((try? String(contentsOfFile: clientOutput, encoding: .utf8)) ?? "").split(separator: "\n")
         let clientReports = clientLines.map { $0.split(separator: " ") }
         #expect(clientReports.count == 3 && clientReports.allSatisfy { $0.first == "client" }, "\(clientLines)\n\(output)")
-        for fields in clientReports where fields.count == 4 {
-            guard let time = formatter.date(from: String(fields[1])), let lat = Double(fields[2]), let lon = Double(fields[3]) else { continue }
-            let index = Int((time.timeIntervalSince1970 - Double(utc) / 1e9).rounded())
-            guard fixes.indices.contains(index), let want = fixes[index].coordinate else { Issue.record("a client report at an unknown time: \(fields)"); continue }
-            #expect(abs(lat - want.latitude) < 1e-6 && abs(lon - want.longitude) < 1e-6, "\(fields) vs \(want)")
-        }
+        for fields in clientReports where fields.count == 4 { expectFix(at: String(fields[1]), Double(fields[2]), Double(fields[3]), "\(fields)") }
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
@@ -386,11 +384,7 @@ import TraceFormat
         // evtest's events: a prefix, whole frames, of the recorded touch channel's frames.
         var encoder = InputDeviceEncoding.Encoder()
         let expected = trace.records.filter { $0.channel == touch }.flatMap { encoder.encode($0.reading) }.map { "\($0.type) \($0.code) \($0.value)" }
-        let seen = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("Event: time ") }.map { line -> String in
-            if line.hasSuffix("SYN_REPORT ------------") { return "0 0 0" }
-            let fields = line.split(separator: ",").dropFirst().map { $0.split(separator: " ")[1] }
-            return fields.joined(separator: " ")
-        }
+        let seen = evtestEvents(try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")).map(\.event)
         #expect(seen.filter { $0 == "0 0 0" }.count == 2 && seen.last == "0 0 0" && expected == seen, "\(seen) vs \(expected)")
         // The tap keeps its place in the script: live devices of one script are paced from the script's start.
         #expect(trace.records.first { $0.channel == touch }?.timestamp == Timestamp(nanoseconds: 300_000_000))

@@ -28,13 +28,18 @@ import Testing
         }
     }
 
+    /// Two app-event channels, `a` and `b`.
+    static let twoChannels = TraceHeader(channels: [
+        TraceChannel(id: "a", kind: .app, source: "t"), TraceChannel(id: "b", kind: .app, source: "t"),
+    ])
+
+    /// An app event named `name` on `channel` at `nanoseconds`.
+    static func event(_ channel: Int, _ nanoseconds: Int64, _ name: String = "e") -> TraceRecord {
+        TraceRecord(channel: channel, reading: .appEvent(AppEvent(timestamp: ts(nanoseconds), name: name)))
+    }
+
     @Test func recordsComeInTimestampOrderWithTiesByChannelThenFile() throws {
-        let header = TraceHeader(channels: [
-            TraceChannel(id: "a", kind: .app, source: "t"), TraceChannel(id: "b", kind: .app, source: "t"),
-        ])
-        func event(_ channel: Int, _ time: Int64, _ name: String) -> TraceRecord {
-            TraceRecord(channel: channel, reading: .appEvent(AppEvent(timestamp: ts(time), name: name)))
-        }
+        let (header, event) = (Self.twoChannels, Self.event)
         // Written out of global order, as a recorder of two devices may write them.
         let trace = Trace(header: header, records: [event(1, 5, "b5"), event(1, 10, "b10"), event(0, 10, "a10"), event(0, 10, "a10bis"), event(0, 2, "a2")])
         var names: [String] = []
@@ -46,13 +51,8 @@ import Testing
     /// trace opened as separate devices keep their places against each other (a tap 2 s in comes 2 s in). With a
     /// start offset, pacing starts at the offset.
     @Test func aChannelAloneIsPacedFromTheTracesStart() async throws {
-        let header = TraceHeader(channels: [
-            TraceChannel(id: "a", kind: .app, source: "t"), TraceChannel(id: "b", kind: .app, source: "t"),
-        ])
-        func event(_ channel: Int, _ seconds: Int64) -> TraceRecord {
-            TraceRecord(channel: channel, reading: .appEvent(AppEvent(timestamp: ts(seconds * 1_000_000_000), name: "e")))
-        }
-        let trace = Trace(header: header, records: [event(0, 0), event(0, 1), event(1, 2), event(1, 3)])
+        let records = [(0, 0), (0, 1), (1, 2), (1, 3)].map { Self.event($0.0, Int64($0.1) * 1_000_000_000) }
+        let trace = Trace(header: Self.twoChannels, records: records)
         for (offset, expected) in [(Duration.zero, [Int64(2), 3]), (.seconds(1), [1, 2])] {
             let clock = VirtualClock(advancesOnSleep: true)
             var deliveredAt: [Int64] = []
