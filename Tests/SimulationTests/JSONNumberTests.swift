@@ -82,6 +82,63 @@ import Testing
         #expect(trace.records[1].timestamp.nanoseconds == 2)
     }
 
+    /// Seeded number texts of every shape, right and wrong, read by the scanner alone (the text is the whole
+    /// buffer, so the words near its end are taken short) and inside a record: a text the JSON grammar accepts
+    /// reads as the double Swift's own parser gives, bit for bit, and any other is refused. This is what keeps the
+    /// one-pass path for printed numbers and the long path in agreement.
+    @Test func everyNumberShapeReadsLikeTheGrammarAndStrtod() throws {
+        var generator = SplitMix64(seed: 2026)
+        func digits(_ count: Int, leadingZeroAllowed: Bool) -> String {
+            String((0..<count).map { index -> Character in
+                let digit = Int(generator.next() % 10)
+                return Character(String(index == 0 && !leadingZeroAllowed ? max(1, digit) : digit))
+            })
+        }
+        let grammar = #/-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/#
+        let header = String(decoding: try TraceEncoder(header: Self.header).encodeHeader().dropLast(), as: UTF8.self)
+        var accepted = 0
+        var refused = 0
+        for _ in 0..<20_000 {
+            var text = generator.next() % 3 == 0 ? "-" : ""
+            switch generator.next() % 8 {
+            case 0: text += "0"
+            case 1: text += "0" + digits(Int(generator.next() % 3), leadingZeroAllowed: true)  // a leading zero, perhaps
+            case 2: text += ""  // no integer part
+            default: text += digits(1 + Int(generator.next() % 22), leadingZeroAllowed: false)
+            }
+            if generator.next() % 4 != 0 {
+                text += "." + String(repeating: "0", count: Int(generator.next() % 6))
+                    + digits(Int(generator.next() % 24), leadingZeroAllowed: true)
+            }
+            if generator.next() % 5 == 0 {
+                text += (generator.next() % 2 == 0 ? "e" : "E") + ["", "+", "-"][Int(generator.next() % 3)]
+                    + digits(Int(generator.next() % 4), leadingZeroAllowed: true)
+            }
+            let valid = text.wholeMatch(of: grammar) != nil && Double(text)!.isFinite
+            let alone: Double? = Array(text.utf8).withUnsafeBufferPointer { bytes in
+                var reader = JSONScanner(bytes)
+                guard let value = try? reader.readDouble(), reader.isAtEnd else { return nil }
+                return value
+            }
+            let line = #"{"t":1,"ch":"g","v":[\#(text),\#(text),\#(text)]}"#
+            let inRecord = (try? decode([header, line])).flatMap { trace -> Double? in
+                guard case .motion(let sample) = trace.records[0].reading, sample.value.x.bitPattern == sample.value.z.bitPattern
+                else { return nil }
+                return sample.value.x
+            }
+            if valid {
+                accepted += 1
+                #expect(alone?.bitPattern == Double(text)!.bitPattern, "\(text) read alone as \(String(describing: alone))")
+                #expect(inRecord?.bitPattern == Double(text)!.bitPattern, "\(text) read in a record as \(String(describing: inRecord))")
+            } else {
+                refused += 1
+                #expect(alone == nil, "\(text) was accepted alone")
+                #expect(inRecord == nil, "\(text) was accepted in a record")
+            }
+        }
+        #expect(accepted > 5_000 && refused > 2_000)
+    }
+
     @Test(arguments: [#"[1,2,]"#, #"[01,2,3]"#, #"[1.,2,3]"#, #"[.5,2,3]"#, #"[1,2,NaN]"#, #"[1,2,1e400]"#, #"[+1,2,3]"#, #"[1,2,"3"]"#])
     func malformedNumbersAreRefused(_ vector: String) throws {
         let header = String(decoding: try TraceEncoder(header: Self.header).encodeHeader().dropLast(), as: UTF8.self)

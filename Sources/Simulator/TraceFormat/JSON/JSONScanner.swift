@@ -362,11 +362,103 @@ package struct JSONScanner {
 
     /// Reads a number, checking the JSON grammar, and collects its digits.
     package mutating func numberToken() throws(JSONSyntaxError) -> NumberToken {
+        if let token = plainNumberToken() { return token }
         skipWhitespace()
         var token = NumberToken(range: position..<position, negative: false, mantissa: 0, digitCount: 0, exponent: 0, isInteger: true)
         try scanNumber(into: &token)
         return token
     }
+
+    /// Reads a number of the form writers print (`-`, digits, a fraction, at most 19 digits after any leading
+    /// zeros, no exponent) in one pass over its bytes eight at a time, or returns `nil` without moving for
+    /// anything else: whitespace first, an exponent, more digits, a grammar error. ``numberToken()`` then reads the
+    /// number, or says what is wrong with it, the long way. Both give the same token for the same text
+    /// (`JSONNumberTests`).
+    @inline(__always)
+    private mutating func plainNumberToken() -> NumberToken? {
+        let start = position
+        let end = bytes.count
+        var index = start
+        guard index < end else { return nil }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index &+= 1 }
+        guard index < end, isDigit(bytes[index]) else { return nil }
+        var mantissa: UInt64 = 0
+        var digitCount = 0
+        let integerEnd: Int
+        let integerIsZero = bytes[index] == UInt8(ascii: "0")
+        if integerIsZero {
+            integerEnd = index &+ 1
+            if integerEnd < end, isDigit(bytes[integerEnd]) { return nil }  // a leading zero: the long way says so
+        } else {
+            guard let runEnd = digitRun(from: index, into: &mantissa, counting: &digitCount) else { return nil }
+            integerEnd = runEnd
+        }
+        var fractionEnd = integerEnd
+        var fractionDigits = 0
+        if integerEnd < end, bytes[integerEnd] == UInt8(ascii: ".") {
+            let fractionStart = integerEnd &+ 1
+            var first = fractionStart
+            if integerIsZero {  // `0.…`: the fraction's leading zeros are not significant digits
+                while first < end, bytes[first] == UInt8(ascii: "0") { first &+= 1 }
+            }
+            guard let runEnd = digitRun(from: first, into: &mantissa, counting: &digitCount), runEnd > fractionStart
+            else { return nil }
+            fractionEnd = runEnd
+            fractionDigits = runEnd &- fractionStart
+        }
+        if fractionEnd < end, bytes[fractionEnd] | 0x20 == UInt8(ascii: "e") { return nil }
+        position = fractionEnd
+        return NumberToken(
+            range: start..<fractionEnd, negative: negative, mantissa: mantissa, digitCount: digitCount,
+            exponent: -fractionDigits, isInteger: fractionEnd == integerEnd)
+    }
+
+    /// Finds the run of digits at `start` and appends their value to `value`, a word at a time: a word of eight
+    /// digits is taken whole, and the digits before a word's first non-digit are moved to its top bytes and
+    /// taken with leading zeros. Returns the run's end, or `nil` once `count` would pass 19 digits.
+    @inline(__always)
+    private func digitRun(from start: Int, into value: inout UInt64, counting count: inout Int) -> Int? {
+        var index = start
+        while true {
+            let word = paddedWord(at: index)
+            let notDigits = Self.nonDigitBytes(word)
+            if notDigits == 0 {
+                count &+= 8
+                guard count <= 19 else { return nil }
+                value = value &* 100_000_000 &+ Self.eightDigits(word &- 0x3030_3030_3030_3030)
+                index &+= 8
+                continue
+            }
+            let digits = notDigits.trailingZeroBitCount >> 3
+            guard digits > 0 else { return index }
+            count &+= digits
+            guard count <= 19 else { return nil }
+            let shift = UInt64(8 &* (8 &- digits))
+            value = value &* Self.smallPowersOfTen[digits]
+                &+ Self.eightDigits((word &<< shift) &- (0x3030_3030_3030_3030 &<< shift))
+            return index &+ digits
+        }
+    }
+
+    /// The eight bytes at `index`, first byte lowest, with zero bytes for any past the end of the text.
+    @inline(__always)
+    private func paddedWord(at index: Int) -> UInt64 {
+        index &+ 8 <= bytes.count ? Self.word(bytes, at: index) : lastWord(at: index)
+    }
+
+    /// ``paddedWord(at:)`` near the end of the text, kept out of line so that the common case stays small.
+    @inline(never)
+    private func lastWord(at index: Int) -> UInt64 {
+        guard index < bytes.count else { return 0 }
+        if bytes.count >= 8 { return Self.word(bytes, at: bytes.count &- 8) &>> UInt64(8 &* (index &+ 8 &- bytes.count)) }
+        var word: UInt64 = 0
+        for offset in 0..<(bytes.count &- index) { word |= UInt64(bytes[index &+ offset]) &<< UInt64(8 &* offset) }
+        return word
+    }
+
+    /// 10⁰ … 10⁷, for the digits a word holds.
+    private static let smallPowersOfTen: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
 
     /// Checks a number's grammar and moves past it, without converting it.
     private mutating func skipNumber() throws(JSONSyntaxError) {
@@ -453,8 +545,14 @@ package struct JSONScanner {
     /// bytes after the first such (a carry may run on past it), never before: its lowest set bit marks the first.
     @inline(__always)
     static func nonDigitBytes(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
+        nonDigitBytes(word(bytes, at: index))
+    }
+
+    /// ``nonDigitBytes(_:at:)`` of a word already loaded.
+    @inline(__always)
+    static func nonDigitBytes(_ word: UInt64) -> UInt64 {
         // A digit is 0x30...0x39: xor with 0x30 leaves 0...9, and adding 0x76 sets the top bit of 10 or more.
-        let offset = word(bytes, at: index) ^ 0x3030_3030_3030_3030
+        let offset = word ^ 0x3030_3030_3030_3030
         return ((offset &+ 0x7676_7676_7676_7676) | offset) & 0x8080_8080_8080_8080
     }
 
@@ -462,22 +560,29 @@ package struct JSONScanner {
     /// instead of eight: pairs, then fours, then the eight).
     @inline(__always)
     static func eightDigits(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
-        var value = word(bytes, at: index) &- 0x3030_3030_3030_3030
+        eightDigits(word(bytes, at: index) &- 0x3030_3030_3030_3030)
+    }
+
+    /// Eight digit values (0…9), one a byte, the first byte the most significant, as one number.
+    @inline(__always)
+    static func eightDigits(_ digits: UInt64) -> UInt64 {
+        var value = digits
         value = value &* 10 &+ (value >> 8)
         let low = (value & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 << 32))
         let high = ((value >> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 << 32))
         return (low &+ high) >> 32
     }
 
-    private static let exactPowersOfTen: [Double] = (0...22).map { power in
-        var value = 1.0
-        for _ in 0..<power { value *= 10 }
-        return value
-    }
+    /// 10⁰ … 10²², every power of ten a double holds exactly; a literal, so the table needs no set-up at run time.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ]
 
     /// Reads a number as the nearest `Double`, exactly as `strtod` rounds it.
     package mutating func readDouble() throws(JSONSyntaxError) -> Double {
-        let token = try numberToken()
+        let token: NumberToken
+        if let plain = plainNumberToken() { token = plain } else { token = try numberToken() }
         if let value = Self.fastDouble(token) { return value }
         let value = slowDouble(token.range)
         guard value.isFinite else { throw error("number out of range", at: token.range.lowerBound) }
@@ -533,9 +638,14 @@ package struct JSONScanner {
 
     /// Reads a whole number that fits in `Int64`.
     package mutating func readInt64() throws(JSONSyntaxError) -> Int64 {
-        skipWhitespace()
-        let start = position
-        let token = try numberToken()
+        let token: NumberToken
+        if let plain = plainNumberToken() {
+            token = plain
+        } else {
+            skipWhitespace()
+            token = try numberToken()
+        }
+        let start = token.range.lowerBound
         guard token.isInteger else { throw error("expected a whole number", at: start) }
         guard token.digitCount <= 19 && token.exponent == 0 else { throw error("number out of range", at: start) }
         if token.negative {

@@ -11,6 +11,8 @@ public struct TraceDecoder {
     public let file: String?
     private let channelIDs: [[UInt8]]
     private let layouts: [any RecordLayout]
+    /// Each channel's ``RecordLayout/motionQuantity``, read once rather than through the layout on every line.
+    private let motionQuantities: [MotionQuantity?]
     private var lastTimestamps: [Int64]
     private var scratch: [JSONScanner.Field] = []
 
@@ -20,6 +22,7 @@ public struct TraceDecoder {
         self.file = file
         self.channelIDs = header.channels.map { Array($0.id.utf8) }
         self.layouts = header.channels.map { RecordLayouts.layout(for: $0.kind) }
+        self.motionQuantities = layouts.map(\.motionQuantity)
         self.lastTimestamps = Array(repeating: .min, count: header.channels.count)
     }
 
@@ -188,7 +191,7 @@ public struct TraceDecoder {
                 guard channel == nil, scanner.peek() == UInt8(ascii: "\""),
                       let idEnd = Self.closingQuote(scanner.bytes, from: scanner.position + 1),
                       let index = channelIndex(rawID: (scanner.position + 1)..<idEnd, in: scanner),
-                      let kind = layouts[index].motionQuantity
+                      let kind = motionQuantities[index]
                 else { return nil }
                 scanner.position = idEnd + 1
                 (channel, quantity) = (index, kind)

@@ -27,7 +27,9 @@ public final class TraceReader {
     // are off (`@exclusivity(unchecked)`).
     @exclusivity(unchecked) private var decoder: TraceDecoder
     private let descriptor: FileDescriptor?
-    @exclusivity(unchecked) private var buffer: [UInt8]
+    /// The bytes read and not yet used, owned by the reader (freed in `deinit`): a pointer rather than an array, so
+    /// that a record does not retain and release an array's storage twice on its way through.
+    @exclusivity(unchecked) private var buffer: UnsafeMutableBufferPointer<UInt8>
     @exclusivity(unchecked) private var lineStart = 0
     @exclusivity(unchecked) private var filled = 0
     private var atEndOfInput: Bool
@@ -59,48 +61,47 @@ public final class TraceReader {
         self.file = file
         // Reads go 1 MiB at a time; a smaller file gets a buffer of its size (and a byte to see its end), which a
         // command on a small trace does not spend start-up time zeroing.
-        self.buffer = descriptor.map { [UInt8](repeating: 0, count: Self.bufferSize(of: $0)) } ?? bytes
+        if let descriptor {
+            self.buffer = .allocate(capacity: Self.bufferSize(of: descriptor))
+        } else {
+            self.buffer = .allocate(capacity: max(1, bytes.count))
+            _ = self.buffer.initialize(from: bytes)
+        }
         self.filled = descriptor == nil ? bytes.count : 0
         self.atEndOfInput = descriptor == nil
         // Placeholder until the header is known; replaced below.
         self.decoder = TraceDecoder(header: TraceHeader(channels: []), file: file)
-        do throws(TraceError) {
-            guard let (range, complete) = try nextLine() else {
-                throw TraceError(.badHeader, file: file, line: 1, "the file is empty: a trace starts with a header line")
-            }
-            let header: TraceHeader
-            do throws(TraceError) {
-                header = try buffer.withUnsafeBufferPointer { bytes throws(TraceError) in
-                    try TraceDecoder.decodeHeader(UnsafeBufferPointer(rebasing: bytes[range]), file: file)
-                }
-            } catch where !complete && error.kind == .malformedJSON {
-                throw TraceError(.truncated, file: file, line: 1, "the header line is cut off: no record can be read")
-            } catch where error.kind == .malformedJSON || (error.kind == .badHeader && error.field == "format") {
-                let hint = file.flatMap(TracePath.whatItLooksLike).map { "; \($0)" } ?? ""
-                throw TraceError(
-                    .badHeader, file: file, line: 1, field: error.field,
-                    "not a trace: the first line is not a trace header (\(error.message))\(hint)")
-            }
-            self.decoder = TraceDecoder(header: header, file: file)
-        } catch {
-            try? descriptor?.close()
-            throw error
+        // The reader is whole from here: if reading the header throws, `deinit` runs and closes the file and frees
+        // the buffer (closing it here as well would close a number another thread may have opened since).
+        guard let (range, complete) = try nextLine() else {
+            throw TraceError(.badHeader, file: file, line: 1, "the file is empty: a trace starts with a header line")
         }
+        let header: TraceHeader
+        do throws(TraceError) {
+            header = try TraceDecoder.decodeHeader(UnsafeBufferPointer(rebasing: buffer[range]), file: file)
+        } catch where !complete && error.kind == .malformedJSON {
+            throw TraceError(.truncated, file: file, line: 1, "the header line is cut off: no record can be read")
+        } catch where error.kind == .malformedJSON || (error.kind == .badHeader && error.field == "format") {
+            let hint = file.flatMap(TracePath.whatItLooksLike).map { "; \($0)" } ?? ""
+            throw TraceError(
+                .badHeader, file: file, line: 1, field: error.field,
+                "not a trace: the first line is not a trace header (\(error.message))\(hint)")
+        }
+        self.decoder = TraceDecoder(header: header, file: file)
     }
 
     deinit {
         try? descriptor?.close()
+        buffer.deallocate()
     }
 
     /// The next record in file order, or `nil` at the end of the trace.
     public func next() throws(TraceError) -> TraceRecord? {
-        guard truncation == nil else { return nil }
+        if case .some = truncation { return nil }  // a pattern, not `== nil`, which copies the error every call
         while let (range, complete) = try nextLine() {
-            if isBlank(range) { continue }
+            if buffer[range.lowerBound] != UInt8(ascii: "{"), isBlank(range) { continue }
             do throws(TraceError) {
-                return try buffer.withUnsafeBufferPointer { bytes throws(TraceError) in
-                    try decoder.decodeRecord(UnsafeBufferPointer(rebasing: bytes[range]), lineNumber: lineNumber)
-                }
+                return try decoder.decodeRecord(UnsafeBufferPointer(rebasing: buffer[range]), lineNumber: lineNumber)
             } catch where !complete && error.kind == .malformedJSON {
                 truncation = TraceError(
                     .truncated, file: file, line: lineNumber,
@@ -127,12 +128,12 @@ public final class TraceReader {
     private func nextLine() throws(TraceError) -> (Range<Int>, Bool)? {
         var searchFrom = lineStart
         while true {
-            let found: Int? = buffer.withUnsafeBufferPointer { bytes in
+            let found: Int? = {
                 guard searchFrom < filled,
-                      let hit = memchr(bytes.baseAddress! + searchFrom, Int32(UInt8(ascii: "\n")), filled - searchFrom)
+                      let hit = memchr(buffer.baseAddress! + searchFrom, Int32(UInt8(ascii: "\n")), filled - searchFrom)
                 else { return nil }
-                return bytes.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            }
+                return UnsafePointer(buffer.baseAddress!).distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            }()
             if let newline = found {
                 lineNumber += 1
                 let range = lineStart..<newline
@@ -160,9 +161,7 @@ public final class TraceReader {
         }
         if lineStart > 0 {
             let pending = filled - lineStart
-            buffer.withUnsafeMutableBufferPointer { bytes in
-                _ = memmove(bytes.baseAddress!, bytes.baseAddress! + lineStart, pending)
-            }
+            _ = memmove(buffer.baseAddress!, buffer.baseAddress! + lineStart, pending)
             filled = pending
             lineStart = 0
         }
@@ -172,13 +171,16 @@ public final class TraceReader {
                     .invalidValue, file: file, line: lineNumber + 1,
                     "the line is longer than \(Self.maximumLineLength) bytes")
             }
-            buffer += [UInt8](repeating: 0, count: buffer.count)
+            let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: buffer.count * 2)
+            _ = larger.initialize(from: buffer)
+            buffer.deallocate()
+            buffer = larger
         }
         let count: Int
         do {
-            count = try buffer.withUnsafeMutableBytes { bytes in
-                try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]), retryOnInterrupt: true)
-            }
+            count = try descriptor.read(
+                into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[filled...]),
+                retryOnInterrupt: true)
         } catch {
             throw TraceError(.io, file: file, line: lineNumber + 1, "read failed: \(error)")
         }
