@@ -322,10 +322,14 @@ import Testing
     /// Two CRC-32s and the second string's length give the CRC-32 of both, as zlib's crc32_combine does: what a scan
     /// uses for a chunk checked on the other thread.
     @Test func crcsCombineAsTheCRCOfBothStrings() {
-        var random = SystemRandomNumberGenerator()
-        for length in [0, 1, 2, 3, 7, 8, 63, 64, 1000, 65_537] {
-            let first = (0..<(length % 97 + 5)).map { _ in UInt8.random(in: 0...255, using: &random) }
-            let second = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+        var state: UInt32 = 0x2026_1126  // a seeded byte stream (a 32-bit LCG's high bytes)
+        func byte() -> UInt8 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(state >> 24)
+        }
+        for length in [0, 1, 2, 3, 7, 8, 63, 64, 1000, 65_537, 1 << 20, 3 << 20 + 5] {
+            let first = (0..<(length % 97 + 5)).map { _ in byte() }
+            let second = (0..<length).map { _ in byte() }
             #expect(crc32Combine(crc32(first), crc32(second), length: second.count) == crc32(first + second), "\(length)")
         }
         // The check can fail: a wrong length gives another CRC.
@@ -364,6 +368,57 @@ import Testing
         let damagedInTurn = scan(try MCAPReader(path: path), ahead: false)
         let damagedAhead = scan(try MCAPReader(path: path), ahead: true)
         #expect(damagedInTurn.error != nil && damagedInTurn.error?.offset == chunks[3].chunkStartOffset)
+        #expect(damagedAhead.messages == damagedInTurn.messages && damagedAhead.error == damagedInTurn.error)
+    }
+
+    /// In a file of many read-ahead blocks, the other thread reads each chunk's bytes itself and the scan's own reads
+    /// stop where that chunk starts: the messages, the bytes read (each byte once) and the first error are still
+    /// those of a scan in turn, for a chunk met inside a block and one met past it.
+    @Test(arguments: [MCAPCompression.lz4, .zstd, .none])
+    func aScanAheadThroughALargeFileReadsEachByteOnce(compression: MCAPCompression) throws {
+        let path = try makeScratchFolder() + "/large-ahead.mcap"
+        var options = MCAPWriter.Options()
+        options.compression = compression
+        options.chunkSize = 256 << 10
+        let writer = try MCAPWriter(path: path, options: options)
+        let channels = [try writer.addChannel(topic: "/a", messageEncoding: "", schemaID: 0), try writer.addChannel(topic: "/b", messageEncoding: "", schemaID: 0)]
+        var state: UInt64 = 0x5EED
+        for index in 0..<12_000 {  // about 12 MB of payloads that do not compress: three read-ahead blocks and more
+            let data = (0..<128).flatMap { _ -> [UInt8] in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return withUnsafeBytes(of: state) { Array($0) }
+            }
+            try writer.add(MCAPMessage(channelID: channels[index % 2], sequence: UInt32(index), logTime: UInt64(index), data: data))
+        }
+        try writer.finish()
+        func scan(ahead: Bool) throws -> (messages: [UInt64], error: MCAPError?, read: UInt64) {
+            let reader = try MCAPReader(path: path)
+            reader.prefetchesChunks = ahead
+            var messages: [UInt64] = []
+            do {
+                try reader.scan({ _ in }, messages: { messages.append($0.logTime ^ UInt64($0.data.count) << 40) })
+                return (messages, nil, reader.bytesRead)
+            } catch {
+                return (messages, error as? MCAPError, reader.bytesRead)
+            }
+        }
+        let inTurn = try scan(ahead: false)
+        let ahead = try scan(ahead: true)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size > 12_000_000 && inTurn.error == nil && inTurn.messages.count == 12_000)
+        #expect(ahead.messages == inTurn.messages && ahead.error == nil)
+        #expect(ahead.read == inTurn.read && Int(ahead.read) <= size, "read \(ahead.read) and \(inTurn.read) of \(size) bytes")
+
+        // A byte changed in a chunk past the first block: the error is the same, after the same messages.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let chunks = try #require(try MCAPReader(bytes: bytes).summary()).chunkIndexes
+        let late = try #require(chunks.first { $0.chunkStartOffset > 6 << 20 })
+        var damaged = bytes
+        damaged[Int(late.chunkStartOffset + late.chunkLength) - 3] ^= 0xFF
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        let damagedInTurn = try scan(ahead: false)
+        let damagedAhead = try scan(ahead: true)
+        #expect(damagedInTurn.error?.offset == late.chunkStartOffset)
         #expect(damagedAhead.messages == damagedInTurn.messages && damagedAhead.error == damagedInTurn.error)
     }
 

@@ -167,32 +167,39 @@ package func crc32(_ bytes: some Collection<UInt8>, continuing crc: UInt32 = 0) 
 /// `crc32_combine`, which libdeflate lacks): what a scan needs when a chunk's bytes were checked on another thread.
 package func crc32Combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
     guard length > 0 else { return first }
-    // Appending `length` zero bytes to the first string is a linear map over GF(2), applied by squaring the
-    // operator for one zero bit: `odd` and `even` hold the operator for 2^k zero bits in turn.
-    func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
-        var sum: UInt32 = 0, vector = vector, row = 0
-        while vector != 0 {
-            if vector & 1 != 0 { sum ^= matrix[row] }
-            vector >>= 1
-            row += 1
-        }
-        return sum
+    // Appending `length` zero bytes to the first string multiplies its CRC by x^(8·length) modulo the polynomial:
+    // that power is a product of the precomputed x^(2^k), one for each bit set in 8·length.
+    var power: UInt32 = 1 << 31  // x⁰, in the reflected bit order
+    var remaining = UInt(length) << 3
+    var k = 0
+    while remaining != 0 {
+        if remaining & 1 != 0 { power = CRC32Powers.multiply(CRC32Powers.twoToThe[k & 31], power) }
+        remaining >>= 1
+        k += 1
     }
-    func square(_ matrix: [UInt32]) -> [UInt32] { (0..<32).map { times(matrix, matrix[$0]) } }
-    var odd = [UInt32](repeating: 0, count: 32)
-    odd[0] = 0xEDB8_8320  // the reflected polynomial: one zero bit
-    for bit in 1..<32 { odd[bit] = 1 << UInt32(bit - 1) }
-    var even = square(odd)  // two zero bits
-    odd = square(even)  // four
-    var crc = first, remaining = length
-    repeat {
-        even = square(odd)  // the first pass: one zero byte
-        if remaining & 1 != 0 { crc = times(even, crc) }
-        remaining >>= 1
-        if remaining == 0 { break }
-        odd = square(even)
-        if remaining & 1 != 0 { crc = times(odd, crc) }
-        remaining >>= 1
-    } while remaining != 0
-    return crc ^ second
+    return CRC32Powers.multiply(power, first) ^ second
+}
+
+/// Arithmetic modulo CRC-32's polynomial, in its reflected bit order, for ``crc32Combine(_:_:length:)``.
+private enum CRC32Powers {
+    /// x^(2^k) modulo the polynomial, for k from 0 to 31. Squaring x 32 times gives x again modulo this
+    /// polynomial, so the table repeats and a longer length wraps its index, as zlib's does.
+    static let twoToThe: [UInt32] = {
+        var powers: [UInt32] = [1 << 30]  // x¹
+        for _ in 1..<32 { powers.append(multiply(powers[powers.count - 1], powers[powers.count - 1])) }
+        return powers
+    }()
+
+    /// The product of two polynomials modulo CRC-32's (0xEDB88320, reflected).
+    static func multiply(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        var product: UInt32 = 0
+        var b = b
+        var bit: UInt32 = 1 << 31
+        while bit != 0 {
+            if a & bit != 0 { product ^= b }
+            b = b & 1 != 0 ? (b >> 1) ^ 0xEDB8_8320 : b >> 1
+            bit >>= 1
+        }
+        return product
+    }
 }

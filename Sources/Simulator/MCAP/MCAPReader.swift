@@ -41,6 +41,9 @@ public final class MCAPReader {
     private static let blockSize = 4 << 20
     /// Whether reads go on past what was asked, a block at a time: for a scan, not for an indexed read.
     private var readAhead = false
+    /// Where reading ahead stops: the chunk being read and unpacked on another thread, whose bytes that thread reads
+    /// (so that the scan's thread does not spend its time copying them in).
+    private var readAheadLimit: UInt64?
 
     /// Opens the file at `path`.
     public init(path: String) throws(MCAPError) {
@@ -110,7 +113,8 @@ public final class MCAPReader {
             throw MCAPError(file: path, offset: offset, record: record, "needs \(count) bytes but the file ends \(size - min(size, offset)) bytes on (cut short?)")
         }
         guard let descriptor else { return Int(offset) }  // in memory, everything is in the window
-        let length = Int(min(size - offset, UInt64(readAhead ? max(count, Self.blockSize) : count)))
+        var length = Int(min(size - offset, UInt64(readAhead ? max(count, Self.blockSize) : count)))
+        if let limit = readAheadLimit, offset < limit { length = max(count, min(length, Int(limit - offset))) }
         // What the window already holds from `offset` on is copied, not read again: a scan's next record often
         // starts inside the last block.
         let windowEnd = window.start + UInt64(window.bytes.count)
@@ -166,9 +170,14 @@ public final class MCAPReader {
     /// content may run past the window, or past the file: the caller checks the length.
     private func recordHeader(at offset: UInt64) throws(MCAPError) -> (index: Int, opcode: UInt8, length: UInt64) {
         let at = try load(offset, 9, record: "file")
+        return (at, window.bytes[at], recordLength(at: at))
+    }
+
+    /// The content length in the 9-byte record header at `index` of ``window``.
+    private func recordLength(at index: Int) -> UInt64 {
         var length: UInt64 = 0
-        for index in (1...8).reversed() { length = length << 8 | UInt64(window.bytes[at + index]) }
-        return (at, window.bytes[at], length)
+        for byte in (1...8).reversed() { length = length << 8 | UInt64(window.bytes[index + byte]) }
+        return length
     }
 
     private func decoder(_ content: Range<Int>, record: String) -> MCAPDecoder {
@@ -214,7 +223,7 @@ public final class MCAPReader {
 
     private func scan(repeats: Bool, _ visit: (Record) throws -> Void, messages: ((MCAPMessageView) throws -> Void)?) throws {
         readAhead = true
-        defer { readAhead = false }
+        defer { (readAhead, readAheadLimit) = (false, nil) }
         try checkMagic()
         var state = ScanState(repeats: repeats, checksCRCs: checksCRCs)
         var offset: UInt64 = 8
@@ -603,10 +612,20 @@ public final class MCAPReader {
     /// (which a scan reads after the chunk they index) stand between. Anything else, or anything wrong, is left for
     /// the scan to meet in its turn: nothing is started then.
     private func prefetch(after offset: UInt64) -> PendingChunk? {
+        // The records on the way are read as they are, up to the chunk's header, not a block ahead: the chunk's
+        // bytes are the other thread's to read, and the scan's later reads stop where they start. The window holds
+        // everything from `offset` on, so the scan does not read those records again.
+        readAhead = false
+        readAheadLimit = nil
+        defer { readAhead = true }
         var at = offset
         for _ in 0..<4096 {
-            guard size >= at, size - at >= 9, let (index, opcode, length) = try? recordHeader(at: at), length <= size - at - 9 else { return nil }
+            guard size >= at, size - at >= 9, let start = try? load(offset, Int(at - offset) + 9, record: "file") else { return nil }
+            let index = start + Int(at - offset)
+            let (opcode, length) = (window.bytes[index], recordLength(at: index))
+            guard length <= size - at - 9 else { return nil }
             if opcode == MCAPOpcode.chunk.rawValue {
+                readAheadLimit = at
                 // What the window holds of the content is not read again (in memory, the window is the whole file).
                 let held = (window.bytes, (index + 9)..<min(window.bytes.count, index + 9 + Int(length)))
                 return PendingChunk(
