@@ -24,6 +24,8 @@ def read(path, loads):
 def main():
     path = sys.argv[1]
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    # A third argument names one peer ("json" or "orjson"), for runs interleaved with the Swift reader's.
+    only = sys.argv[3] if len(sys.argv) > 3 else None
     peers = [("python-json", json.loads)]
     try:
         import orjson
@@ -31,6 +33,8 @@ def main():
         peers.append(("python-orjson", orjson.loads))
     except ImportError:
         pass
+    if only:
+        peers = [peer for peer in peers if peer[0] == "python-" + only]
     for name, loads in peers:
         best = 0.0
         for _ in range(repeats):
