@@ -639,12 +639,7 @@ package struct JSONScanner {
     /// Reads a whole number that fits in `Int64`.
     package mutating func readInt64() throws(JSONSyntaxError) -> Int64 {
         let token: NumberToken
-        if let plain = plainNumberToken() {
-            token = plain
-        } else {
-            skipWhitespace()
-            token = try numberToken()
-        }
+        if let plain = plainNumberToken() { token = plain } else { token = try numberToken() }
         let start = token.range.lowerBound
         guard token.isInteger else { throw error("expected a whole number", at: start) }
         guard token.digitCount <= 19 && token.exponent == 0 else { throw error("number out of range", at: start) }

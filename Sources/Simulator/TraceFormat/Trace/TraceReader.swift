@@ -59,8 +59,8 @@ public final class TraceReader {
     private init(descriptor: FileDescriptor?, bytes: [UInt8], file: String?) throws(TraceError) {
         self.descriptor = descriptor
         self.file = file
-        // Reads go 1 MiB at a time; a smaller file gets a buffer of its size (and a byte to see its end), which a
-        // command on a small trace does not spend start-up time zeroing.
+        // Reads go 1 MiB at a time; a smaller file gets a buffer of its size (and a byte to see its end). Nothing is
+        // zeroed first: only the bytes read are looked at.
         if let descriptor {
             self.buffer = .allocate(capacity: Self.bufferSize(of: descriptor))
         } else {
