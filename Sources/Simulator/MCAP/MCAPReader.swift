@@ -31,8 +31,9 @@ public final class MCAPReader {
     /// default. Off, a read that trusts the file skips the CRC-32 of every byte, as PyPI `mcap`'s reader does
     /// unless asked; everything else is still checked.
     public var checksCRCs = true
-    /// Whether a scan decompresses and checks the next chunk on another thread while it hands over the records of
-    /// this one (the default). What it hands over, and in what order, is the same either way.
+    /// Whether a scan reads, decompresses and checks the next chunks (``chunksAhead`` of them) on other threads while
+    /// it hands over the records of this one (the default). What it hands over, and in what order, is the same either
+    /// way.
     public var prefetchesChunks = true
 
     private let descriptor: FileDescriptor?
@@ -41,8 +42,11 @@ public final class MCAPReader {
     private static let blockSize = 4 << 20
     /// Whether reads go on past what was asked, a block at a time: for a scan, not for an indexed read.
     private var readAhead = false
-    /// Where reading ahead stops: the chunk being read and unpacked on another thread, whose bytes that thread reads
-    /// (so that the scan's thread does not spend its time copying them in).
+    /// How many chunks a scan has in flight on other threads: two, so that on two cores the unpacking of one chunk
+    /// (zstd's decompression, the CRCs, the file's reads) is not what the scan waits for.
+    private static let chunksAhead = 2
+    /// Where reading ahead stops: the first chunk in flight, whose bytes the thread unpacking it reads (so that the
+    /// scan's thread does not spend its time copying them in).
     private var readAheadLimit: UInt64?
 
     /// Opens the file at `path`.
@@ -227,11 +231,31 @@ public final class MCAPReader {
         try checkMagic()
         var state = ScanState(repeats: repeats, checksCRCs: checksCRCs)
         var offset: UInt64 = 8
-        /// The next chunk, being unpacked on another thread while this one's records are handed over.
-        var pending: PendingChunk?
-        // A scan that stops early (an error, or `visit` throwing) waits for the chunk in flight, which reads the
+        /// The next chunks, in file order, each being read and unpacked on another thread while this one's records
+        /// are handed over.
+        var pending: [PendingChunk] = []
+        /// The window each look ahead left, holding the records from `at` to its chunk (message indexes): the
+        /// scan takes it up again when it gets to `at`, so that it reads none of them twice.
+        var lookedAhead: [(at: UInt64, window: (start: UInt64, bytes: [UInt8]))] = []
+        // A scan that stops early (an error, or `visit` throwing) waits for the chunks in flight, which read the
         // window's bytes.
-        defer { _ = try? pending?.wait() }
+        defer { for chunk in pending { _ = try? chunk.wait() } }
+        /// Starts chunks after `offset` (or after the last in flight) until ``chunksAhead`` are in flight.
+        func lookAhead(after offset: UInt64) {
+            guard prefetchesChunks else { return }
+            var after = pending.last.map { $0.offset + 9 + UInt64($0.length) } ?? offset
+            // A look from where one looked before found no chunk there (else it would be in flight): not again.
+            while pending.count < Self.chunksAhead, !lookedAhead.contains(where: { $0.at == after }) {
+                let chunk = prefetch(after: after)
+                if descriptor != nil, window.start <= after, after < window.start + UInt64(window.bytes.count) {
+                    lookedAhead.append((after, window))
+                }
+                guard let chunk else { break }
+                pending.append(chunk)
+                after = chunk.offset + 9 + UInt64(chunk.length)
+            }
+            readAheadLimit = pending.first?.offset
+        }
         /// A chunk's records, handed over in order.
         func handOver(_ records: ChunkRecords, at offset: UInt64) throws {
             if let messages {
@@ -246,8 +270,13 @@ public final class MCAPReader {
         /// The summary section's CRC so far, from the record after Data End on.
         var summaryCRC: UInt32?
         while true {
-            if let ahead = pending, ahead.offset == offset {
-                // Read and unpacked on the other thread: its bytes are not read again here.
+            while let first = lookedAhead.first, first.at <= offset {
+                if first.at == offset { window = first.window }
+                lookedAhead.removeFirst()
+            }
+            if let ahead = pending.first, ahead.offset == offset {
+                // Read and unpacked on another thread: its bytes are not read again here.
+                pending.removeFirst()
                 let (records, recordCRC) = try ahead.wait()
                 let next = offset + 9 + UInt64(ahead.length)
                 bytesRead += UInt64(ahead.bytesRead)
@@ -258,7 +287,7 @@ public final class MCAPReader {
                         crc = crc32Combine(crc, recordCRC, length: 9 + ahead.length)
                     }
                 }
-                pending = prefetchesChunks ? prefetch(after: next) : nil
+                lookAhead(after: next)
                 try handOver(records, at: offset)
                 offset = next
                 continue
@@ -304,7 +333,7 @@ public final class MCAPReader {
                     let bytes = window.bytes[(content.lowerBound - 9)..<content.upperBound]
                     if let running = summaryCRC { summaryCRC = crc32(bytes, continuing: running) } else { crc = crc32(bytes, continuing: crc) }
                 }
-                pending = prefetchesChunks ? prefetch(after: next) : nil
+                lookAhead(after: next)
                 try handOver(records, at: offset)
                 offset = next
                 continue
@@ -625,7 +654,6 @@ public final class MCAPReader {
             let (opcode, length) = (window.bytes[index], recordLength(at: index))
             guard length <= size - at - 9 else { return nil }
             if opcode == MCAPOpcode.chunk.rawValue {
-                readAheadLimit = at
                 // What the window holds of the content is not read again (in memory, the window is the whole file).
                 let held = (window.bytes, (index + 9)..<min(window.bytes.count, index + 9 + Int(length)))
                 return PendingChunk(
