@@ -31,7 +31,7 @@ public final class MCAPReader {
     /// default. Off, a read that trusts the file skips the CRC-32 of every byte, as PyPI `mcap`'s reader does
     /// unless asked; everything else is still checked.
     public var checksCRCs = true
-    /// Whether a scan reads, decompresses and checks the next chunks (``chunksAhead`` of them) on other threads while
+    /// Whether a scan reads, decompresses and checks the next chunks (two of them) on other threads while
     /// it hands over the records of this one (the default). What it hands over, and in what order, is the same either
     /// way.
     public var prefetchesChunks = true
