@@ -337,36 +337,39 @@ import Testing
         #expect(crc32Combine(crc32(a), crc32(b), length: 9) != crc32(a + b))
     }
 
+    /// A scan's messages (each as its time and sequence), its first error and the bytes it read, with or without
+    /// chunks unpacked ahead on other threads.
+    static func scan(_ reader: MCAPReader, ahead: Bool) -> (messages: [UInt64], error: MCAPError?, read: UInt64) {
+        reader.prefetchesChunks = ahead
+        var messages: [UInt64] = []
+        do {
+            try reader.scan({ _ in }, messages: { messages.append($0.logTime ^ UInt64($0.sequence) << 40) })
+            return (messages, nil, reader.bytesRead)
+        } catch {
+            return (messages, error as? MCAPError, reader.bytesRead)
+        }
+    }
+
     /// A scan unpacks the next chunk on another thread while it hands over this one's messages: the messages, their
     /// order, the bytes read and the first error are the same as with that off, from a file and from memory.
     @Test(arguments: [MCAPCompression.lz4, .zstd, .none])
     func aScanThatUnpacksAheadGivesWhatAScanInTurnGives(compression: MCAPCompression) throws {
         let path = try makeScratchFolder() + "/ahead.mcap"
         _ = try Self.writeSample(path, compression: compression, count: 5000, chunkSize: 4096)
-        func scan(_ reader: MCAPReader, ahead: Bool) -> (messages: [UInt64], error: MCAPError?, read: UInt64) {
-            reader.prefetchesChunks = ahead
-            var messages: [UInt64] = []
-            do {
-                try reader.scan({ _ in }, messages: { messages.append($0.logTime ^ UInt64($0.sequence) << 40) })
-                return (messages, nil, reader.bytesRead)
-            } catch {
-                return (messages, error as? MCAPError, reader.bytesRead)
-            }
-        }
-        let inTurn = scan(try MCAPReader(path: path), ahead: false)
-        let ahead = scan(try MCAPReader(path: path), ahead: true)
+        let inTurn = Self.scan(try MCAPReader(path: path), ahead: false)
+        let ahead = Self.scan(try MCAPReader(path: path), ahead: true)
         #expect(inTurn.error == nil && inTurn.messages.count == 5000)
         #expect(ahead.messages == inTurn.messages && ahead.error == nil && ahead.read == inTurn.read)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        #expect(scan(MCAPReader(bytes: bytes), ahead: true).messages == inTurn.messages)
+        #expect(Self.scan(MCAPReader(bytes: bytes), ahead: true).messages == inTurn.messages)
 
         // A byte changed in the fourth chunk's records: its CRC (or its codec) fails, after the chunks before it.
         let chunks = try #require(try MCAPReader(bytes: bytes).summary()).chunkIndexes
         var damaged = bytes
         damaged[Int(chunks[3].chunkStartOffset + chunks[3].chunkLength) - 3] ^= 0xFF
         try Data(damaged).write(to: URL(fileURLWithPath: path))
-        let damagedInTurn = scan(try MCAPReader(path: path), ahead: false)
-        let damagedAhead = scan(try MCAPReader(path: path), ahead: true)
+        let damagedInTurn = Self.scan(try MCAPReader(path: path), ahead: false)
+        let damagedAhead = Self.scan(try MCAPReader(path: path), ahead: true)
         #expect(damagedInTurn.error != nil && damagedInTurn.error?.offset == chunks[3].chunkStartOffset)
         #expect(damagedAhead.messages == damagedInTurn.messages && damagedAhead.error == damagedInTurn.error)
     }
@@ -391,19 +394,8 @@ import Testing
             try writer.add(MCAPMessage(channelID: channels[index % 2], sequence: UInt32(index), logTime: UInt64(index), data: data))
         }
         try writer.finish()
-        func scan(ahead: Bool) throws -> (messages: [UInt64], error: MCAPError?, read: UInt64) {
-            let reader = try MCAPReader(path: path)
-            reader.prefetchesChunks = ahead
-            var messages: [UInt64] = []
-            do {
-                try reader.scan({ _ in }, messages: { messages.append($0.logTime ^ UInt64($0.data.count) << 40) })
-                return (messages, nil, reader.bytesRead)
-            } catch {
-                return (messages, error as? MCAPError, reader.bytesRead)
-            }
-        }
-        let inTurn = try scan(ahead: false)
-        let ahead = try scan(ahead: true)
+        let inTurn = Self.scan(try MCAPReader(path: path), ahead: false)
+        let ahead = Self.scan(try MCAPReader(path: path), ahead: true)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(size > 12_000_000 && inTurn.error == nil && inTurn.messages.count == 12_000)
         #expect(ahead.messages == inTurn.messages && ahead.error == nil)
@@ -416,8 +408,8 @@ import Testing
         var damaged = bytes
         damaged[Int(late.chunkStartOffset + late.chunkLength) - 3] ^= 0xFF
         try Data(damaged).write(to: URL(fileURLWithPath: path))
-        let damagedInTurn = try scan(ahead: false)
-        let damagedAhead = try scan(ahead: true)
+        let damagedInTurn = Self.scan(try MCAPReader(path: path), ahead: false)
+        let damagedAhead = Self.scan(try MCAPReader(path: path), ahead: true)
         #expect(damagedInTurn.error?.offset == late.chunkStartOffset)
         #expect(damagedAhead.messages == damagedInTurn.messages && damagedAhead.error == damagedInTurn.error)
     }
