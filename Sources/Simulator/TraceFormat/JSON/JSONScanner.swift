@@ -360,9 +360,17 @@ package struct JSONScanner {
         @inline(__always) mutating func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ run: Range<Int>, fractional: Bool) {}
     }
 
-    /// Reads a number, checking the JSON grammar, and collects its digits.
+    /// Reads a number, checking the JSON grammar, and collects its digits: a printed number in one pass
+    /// (``plainNumberToken()``, inlined where numbers are read), anything else the long way.
+    @inline(__always)
     package mutating func numberToken() throws(JSONSyntaxError) -> NumberToken {
         if let token = plainNumberToken() { return token }
+        return try scannedNumberToken()
+    }
+
+    /// ``numberToken()`` the long way: any JSON number, or the error that says what is wrong with it.
+    @inline(never)
+    private mutating func scannedNumberToken() throws(JSONSyntaxError) -> NumberToken {
         skipWhitespace()
         var token = NumberToken(range: position..<position, negative: false, mantissa: 0, digitCount: 0, exponent: 0, isInteger: true)
         try scanNumber(into: &token)
@@ -512,22 +520,18 @@ package struct JSONScanner {
     /// every digit.
     @inline(__always)
     private mutating func scanDigits<Sink: NumberSink>(into sink: inout Sink, fractional: Bool) {
-        let bytes = self.bytes
         let start = position
         var index = start
-        // Eight bytes at a time: the run ends at the first byte of a word that is not a digit.
-        while index &+ 8 <= bytes.count {
-            let notDigits = Self.nonDigitBytes(bytes, at: index)
-            if notDigits == 0 {
-                index &+= 8
-                continue
+        // Eight bytes at a time (zeros past the end, which are not digits): the run ends at the first byte of a
+        // word that is not a digit.
+        while true {
+            let notDigits = Self.nonDigitBytes(paddedWord(at: index))
+            if notDigits != 0 {
+                index &+= notDigits.trailingZeroBitCount >> 3
+                break
             }
-            index &+= notDigits.trailingZeroBitCount >> 3
-            sink.digits(bytes, start..<index, fractional: fractional)
-            position = index
-            return
+            index &+= 8
         }
-        while index < bytes.count, isDigit(bytes[index]) { index &+= 1 }
         sink.digits(bytes, start..<index, fractional: fractional)
         position = index
     }
@@ -541,14 +545,8 @@ package struct JSONScanner {
         UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
     }
 
-    /// A word with the top bit set in each of the eight bytes at `index` that is not an ASCII digit, and perhaps in
-    /// bytes after the first such (a carry may run on past it), never before: its lowest set bit marks the first.
-    @inline(__always)
-    static func nonDigitBytes(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
-        nonDigitBytes(word(bytes, at: index))
-    }
-
-    /// ``nonDigitBytes(_:at:)`` of a word already loaded.
+    /// A word with the top bit set in each of its eight bytes that is not an ASCII digit, and perhaps in bytes
+    /// after the first such (a carry may run on past it), never before: its lowest set bit marks the first.
     @inline(__always)
     static func nonDigitBytes(_ word: UInt64) -> UInt64 {
         // A digit is 0x30...0x39: xor with 0x30 leaves 0...9, and adding 0x76 sets the top bit of 10 or more.
@@ -581,8 +579,7 @@ package struct JSONScanner {
 
     /// Reads a number as the nearest `Double`, exactly as `strtod` rounds it.
     package mutating func readDouble() throws(JSONSyntaxError) -> Double {
-        let token: NumberToken
-        if let plain = plainNumberToken() { token = plain } else { token = try numberToken() }
+        let token = try numberToken()
         if let value = Self.fastDouble(token) { return value }
         let value = slowDouble(token.range)
         guard value.isFinite else { throw error("number out of range", at: token.range.lowerBound) }
@@ -638,8 +635,7 @@ package struct JSONScanner {
 
     /// Reads a whole number that fits in `Int64`.
     package mutating func readInt64() throws(JSONSyntaxError) -> Int64 {
-        let token: NumberToken
-        if let plain = plainNumberToken() { token = plain } else { token = try numberToken() }
+        let token = try numberToken()
         let start = token.range.lowerBound
         guard token.isInteger else { throw error("expected a whole number", at: start) }
         guard token.digitCount <= 19 && token.exponent == 0 else { throw error("number out of range", at: start) }
