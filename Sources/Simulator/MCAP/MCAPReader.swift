@@ -247,7 +247,7 @@ public final class MCAPReader {
             // A look from where one looked before found no chunk there (else it would be in flight): not again.
             while pending.count < Self.chunksAhead, !lookedAhead.contains(where: { $0.at == after }) {
                 let chunk = prefetch(after: after)
-                if descriptor != nil, window.start <= after, after < window.start + UInt64(window.bytes.count) {
+                if window.start <= after, after < window.start + UInt64(window.bytes.count) {
                     lookedAhead.append((after, window))
                 }
                 guard let chunk else { break }
@@ -645,7 +645,6 @@ public final class MCAPReader {
         // bytes are the other thread's to read, and the scan's later reads stop where they start. The window holds
         // everything from `offset` on, so the scan does not read those records again.
         readAhead = false
-        readAheadLimit = nil
         defer { readAhead = true }
         var at = offset
         for _ in 0..<4096 {
