@@ -47,6 +47,10 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private var liveRequests: [(request: SpeakerRequest, time: Timestamp)] = []
     /// The open video's soundtrack, kept with its frames.
     private var soundtrack = SoundtrackSync()
+    /// ``nextDeviceTime`` as last asked, or `nil` when a call to the speaker or the screen may have moved it. The
+    /// driven devices are driven only by the runner (``VirtualTimeSpeaker``, `VideoScreen`), so their next time moves
+    /// only with its calls; asking for it on every input was a lock per device and a seventh of a replay's time.
+    private var knownDeviceTime: Timestamp?? = nil
 
     /// Creates a runner. With `storage`, the app restores from it before it starts, and its stored files go to it.
     ///
@@ -149,9 +153,18 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
 
     /// When the driven speaker or the screen has its next output.
     private var nextDeviceTime: Timestamp? {
-        let speakerTime = speakerFailed ? nil : virtualSpeaker?.nextEventTime
-        guard let screenTime = screen?.nextEventTime else { return speakerTime }
-        return min(screenTime, speakerTime ?? screenTime)
+        mutating get {
+            if let knownDeviceTime { return knownDeviceTime }
+            let speakerTime = speakerFailed ? nil : virtualSpeaker?.nextEventTime
+            let time = screen?.nextEventTime.map { min($0, speakerTime ?? $0) } ?? speakerTime
+            knownDeviceTime = .some(time)
+            return time
+        }
+    }
+
+    /// Forgets ``nextDeviceTime``: the runner has just called the speaker or the screen.
+    private mutating func devicesMoved() {
+        knownDeviceTime = nil
     }
 
     /// Hands the app the driven speaker's and the screen's outputs due by `time`, in time order (the speaker's
@@ -161,6 +174,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private mutating func deliverDevices(upTo time: Timestamp) -> [AppEvent] {
         let played = speakerFailed ? [] : virtualSpeaker?.advance(to: time) ?? []
         let shown = screen?.advance(to: time) ?? []
+        devicesMoved()
         var (speakerIndex, screenIndex) = (0, 0)
         while speakerIndex < played.count || screenIndex < shown.count {
             if screenIndex == shown.count || (speakerIndex < played.count && played[speakerIndex].timestamp <= shown[screenIndex].timestamp) {
@@ -232,6 +246,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
                 if speaker != nil { liveRequests.append((request, time)) }
                 continue
             }
+            defer { devicesMoved() }
             do {
                 try virtualSpeaker.performNow(request)
             } catch {
@@ -266,6 +281,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
 
     /// Makes a video request on the screen at `time`; returns the speaker requests that keep the soundtrack with it.
     private mutating func show(_ request: VideoRequest, at time: Timestamp, events: inout [AppEvent]) -> [SpeakerRequest] {
+        defer { devicesMoved() }
         if case .open(let clip) = request {
             let stopOld: [SpeakerRequest] = soundtrack.soundtrackOn ? [.stop] : []
             if soundtrack.isOpen, let screen {
@@ -297,6 +313,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     private mutating func loseSpeaker(at time: Timestamp, reason: String) -> [AppEvent] {
         guard !speakerFailed else { return [] }
         speakerFailed = true
+        devicesMoved()
         var output = AppOutput()
         output.emit("speaker.failed", at: time, ["error": .string(reason)])
         logic.handle(.speakerFailed(time, reason: reason), output: &output)
