@@ -34,58 +34,32 @@ public struct AppCatalog: Sendable {
     /// that is a class is built each time.
     public func load(_ name: String, config path: String) throws -> any RunnableApp {
         let app = try app(named: name)
-        let key = LoadedApp.Key(app: ObjectIdentifier(app), config: path)
-        if let known = LoadedApp.cache.withLock({ $0[key] }), known.files.allSatisfy({ ConfigFiles.contents(of: $0.path) == $0.bytes }) {
-            return known.app
-        }
-        let files = ConfigFiles(path: path)
-        let loaded: any RunnableApp
-        do {
-            loaded = try app.load(config: files)
-        } catch let error as AppConfigError {
-            throw ScriptError.located(file: path, error.description)
-        }
-        if !(type(of: loaded) is AnyObject.Type) {
-            let read = files.read.withLock { $0 }
-            LoadedApp.cache.withLock { cache in
-                if cache.count >= 64 { cache.removeAll() }
-                cache[key] = LoadedApp(app: loaded, files: read)
+        return try Self.loaded.value(for: LoadedAppKey(app: ObjectIdentifier(app), config: path), keep: { !(type(of: $0) is AnyObject.Type) }) {
+            do {
+                return try app.load(config: ConfigFiles(path: path))
+            } catch let error as AppConfigError {
+                throw ScriptError.located(file: path, error.description)
             }
         }
-        return loaded
-    }
-}
-
-/// An app built from its config, and the files the config read, as they were.
-private struct LoadedApp: Sendable {
-    struct Key: Hashable, Sendable {
-        var app: ObjectIdentifier
-        var config: String
     }
 
-    static let cache = Locked<[Key: LoadedApp]>([:])
-
-    var app: any RunnableApp
-    var files: [(path: String, bytes: [UInt8])]
+    /// The apps built, by app and config, with the files their configs read.
+    private static let loaded = FileCache<LoadedAppKey, any RunnableApp>()
 }
 
-/// An app's config file read through `ScriptFile`: JSON with errors naming the file, line and field.
+/// An app built from a config file.
+private struct LoadedAppKey: Hashable, Sendable {
+    var app: ObjectIdentifier
+    var config: String
+}
+
+/// An app's config file read through `ScriptFile`: JSON with errors naming the file, line and field; every file it
+/// decodes counts as read by the app's build (`FileCache`).
 struct ConfigFiles: AppConfigFiles {
     let path: String
-    /// The files decoded, with their bytes, in order.
-    let read = Locked<[(path: String, bytes: [UInt8])]>([])
 
     func decode<Value: Codable>(_ type: Value.Type, file: String?) throws -> Value {
-        let path = file.map(resolve) ?? self.path
-        // A file that cannot be read is ScriptFile's error, which names it.
-        guard let bytes = Self.contents(of: path) else { return try ScriptFile.decode(path: path) }
-        read.withLock { $0.append((path, bytes)) }
-        return try ScriptFile.decode(bytes, file: path)
-    }
-
-    /// The bytes of the file at `path`, or `nil` when it cannot be read.
-    static func contents(of path: String) -> [UInt8]? {
-        (try? Data(contentsOf: URL(fileURLWithPath: path))).map { [UInt8]($0) }
+        try ScriptFile.decode(path: file.map(resolve) ?? path)
     }
 
     func resolve(_ path: String) -> String { TracePath.resolve(path, inTraceAt: self.path) }

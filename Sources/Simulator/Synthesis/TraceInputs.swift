@@ -11,7 +11,28 @@ extension Trace {
     /// ``loadInput(path:)``, with every seed of a script's noise replaced by `seed` when it is given: the walk's
     /// GPS noise, a motion script's IMU noise and environment channels' noise, an expression timeline's jitter. A
     /// recorded trace has no seed, and is read as it is. What exploration varies (`docs/exploring.md`).
+    ///
+    /// A script's trace of up to 250,000 records is made once per process for each seed, while its files hold the
+    /// same bytes (`FileCache`): the scenarios of a suite share their scripts, and making the same trace again for
+    /// each was a tenth of their time.
     public static func loadInput(path: String, reseed seed: UInt64?) throws -> Trace {
+        guard isReseedable(path: path) else { return try Trace.load(path: path) }
+        return try generated.value(for: GeneratedKey(path: path, seed: seed), keep: { $0.records.count <= 250_000 }) {
+            try generate(path: path, reseed: seed)
+        }
+    }
+
+    /// A script's trace: its path, and the seed that replaced its own.
+    private struct GeneratedKey: Hashable, Sendable {
+        var path: String
+        var seed: UInt64?
+    }
+
+    /// The scripts' traces made, with the files each read.
+    private static let generated = FileCache<GeneratedKey, Trace>(capacity: 8)
+
+    /// The trace of the script at `path`, made now.
+    private static func generate(path: String, reseed seed: UInt64?) throws -> Trace {
         if path.hasSuffix(".motion.json") {
             var script = try MotionScript.load(path: path)
             if let seed {
@@ -32,7 +53,7 @@ extension Trace {
             if let seed { timeline.seed = seed }
             return timeline.generate(source: "sim:\(path)")
         }
-        return try Trace.load(path: path)
+        preconditionFailure("\(path) is not a script")
     }
 
     /// Whether ``loadInput(path:reseed:)`` can give the file's trace another seed: it is a script.

@@ -182,17 +182,22 @@ public struct WalkScenario: Sendable, Hashable, Codable {
         }
     }
 
-    /// Reads a scenario and its places library, refusing unknown fields and unknown places.
+    /// Reads a scenario and its places library, refusing unknown fields and unknown places. A library is decoded once
+    /// per process while its file holds the same bytes: the walks of a suite share one.
     public static func load(path: String) throws -> (WalkScenario, places: [String: Place]) {
         let scenario: WalkScenario = try ScriptFile.decode(path: path)
         var places: [String: Place] = [:]
         if let library = scenario.placesFile {
-            places = try (ScriptFile.decode(path: TracePath.resolve(library, inTraceAt: path)) as Library).places
+            let file = TracePath.resolve(library, inTraceAt: path)
+            places = try libraries.value(for: file) { try (ScriptFile.decode(path: file) as Library).places }
         }
         places.merge(scenario.places ?? [:]) { _, own in own }
         try scenario.validate(places: places, file: path)
         return (scenario, places)
     }
+
+    /// The places libraries decoded, by path.
+    private static let libraries = FileCache<String, [String: Place]>(capacity: 8)
 
     /// Checks the scenario against its places.
     public func validate(places: [String: Place], file: String? = nil) throws {

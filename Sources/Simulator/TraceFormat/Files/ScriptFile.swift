@@ -15,31 +15,35 @@ public enum ScriptFile {
         }
     }
 
-    /// Decodes a JSON file, refusing unknown fields; errors name the file and the field.
-    public static func decode<Value: Codable>(path: String) throws -> Value {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+    /// Decodes a JSON file, refusing unknown fields; errors name the file and the field. The file counts as read by
+    /// the `FileCache` build under way, if any.
+    public static func decode<Value: Decodable>(path: String) throws -> Value {
+        let bytes: [UInt8]
+        do { bytes = try FileReads.read(path: path) } catch {
             throw ScriptError(file: path, "cannot read: \(error)")
         }
-        return try decode(data: data, file: path)
+        return try decode(bytes, file: path)
     }
 
     /// Decodes JSON bytes as ``decode(path:)`` does; `file` names them in errors.
-    public static func decode<Value: Codable>(_ bytes: [UInt8], file path: String) throws -> Value {
-        try decode(data: Data(bytes), file: path)
+    public static func decode<Value: Decodable>(_ bytes: [UInt8], file path: String) throws -> Value {
+        try decode(bytes: bytes, file: path)
     }
 
-    private static func decode<Value: Codable>(data: Data, file path: String) throws -> Value {
-        let value: Value
-        do { value = try JSONDecoder().decode(Value.self, from: data) } catch let error as DecodingError {
-            let bytes = [UInt8](data)
-            if let syntax = JSONDocument.syntaxError(in: bytes) { throw ScriptError(file: path, syntax) }
-            throw ScriptError(file: path, ScriptError.describe(error, in: bytes))
-        } catch {
-            throw ScriptError(file: path, JSONDocument.syntaxError(in: [UInt8](data)) ?? "not JSON: \(error)")
+    /// Decodes `bytes` with ``ScriptDecoder``, which notes the fields the type reads: a field it never read (and
+    /// that does not hold `null`) is an error naming its line, column and path.
+    private static func decode<Value: Decodable>(bytes: [UInt8], file path: String) throws -> Value {
+        if let syntax = JSONDocument.syntaxError(in: bytes) { throw ScriptError(file: path, syntax) }
+        let (value, unread) = try bytes.withUnsafeBufferPointer { buffer -> (Value, [String]) in
+            let decoder = ScriptDecoder(buffer)
+            do {
+                return (try decoder.decode(Value.self), try decoder.unreadFields())
+            } catch let error as DecodingError {
+                throw ScriptError(file: path, ScriptError.describe(error, in: bytes))
+            }
         }
-        if let unknown = try UnknownKeys.find(in: data, decoded: value).first {
-            throw ScriptError(file: path, (JSONDocument.place(of: unknown, in: [UInt8](data)).map { $0 + ": " } ?? "") + "\(unknown): unknown field")
+        if let field = unread.first {
+            throw ScriptError(file: path, (JSONDocument.place(of: field, in: bytes).map { $0 + ": " } ?? "") + "\(field): unknown field")
         }
         return value
     }
