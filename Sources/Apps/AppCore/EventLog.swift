@@ -20,6 +20,10 @@ public enum EventLog {
 
     private static func quoted(_ value: AppEventValue) -> String {
         guard case .string(let text) = value else { return value.description }
+        // Printable ASCII but for a space, a quote, a backslash and `=` goes as it is; looking at the bytes is enough.
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "=") }) {
+            return text
+        }
         guard text.isEmpty || text.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" || $0 == "=" || $0.isNewline }) else { return text }
         var escaped = "\""
         for character in text {

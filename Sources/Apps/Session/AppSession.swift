@@ -102,74 +102,35 @@ public struct AppSession<Logic: AppLogic>: Sendable {
             let input = AppInput.speakerFailed(time(gone), reason: "the speaker disconnected (fault plan)")
             scripted.insert(input, at: scripted.firstIndex { $0.timestamp > input.timestamp } ?? scripted.endIndex)
         }
-        var runner = AppRunner(
+        let runner = AppRunner(
             logic: logic, speaker: speaker ?? outputs.speaker(faults?.speakerLatency ?? .none),
             screen: screen ?? outputs.screen(faults?.screenDelay ?? .zero), storage: storage ?? InMemoryAppStorage.forReplay())
-        var events: [AppEvent] = []
-        func emit(_ batch: [AppEvent]) {
-            onEvents(batch, start)
-            events += batch
-        }
-        // Inputs are kept as events only when an expectation names them: a motion channel at 100 Hz is not made
-        // into events for a check about taps. Each keeps the device's time, its delivery, and its place in the run.
-        // Whether a channel is named is worked out once per channel; the channel stays an index until then.
-        let inputMatchers = expectations.flatMap(\.matchers).filter(\.isAboutInputs)
-        let observesInputs = !inputMatchers.isEmpty
-        let channels = inputs.header.channels.map(\.id)
-        let observedChannels = channels.map { id in observesInputs && inputMatchers.contains { $0.matches(name: "input:\(id)") } }
-        var observedCommands: [String: Bool] = [:]
-        var observed: [(event: AppEvent, delivered: Timestamp, before: Int)] = []
-        func observe(_ input: AppInput, channel: Int?, at delivery: Timestamp) {
-            guard observesInputs else { return }
-            let named: Bool
-            if let channel {
-                named = observedChannels[channel]
-            } else if let name = AppInputObservations.name(of: input) {
-                named = observedCommands[name] ?? inputMatchers.contains { $0.matches(name: name) }
-                observedCommands[name] = named
-            } else {
-                named = false
-            }
-            if named, let event = AppInputObservations.event(for: input) { observed.append((event, delivery, events.count)) }
-        }
-        // The timers due before a delivery fire first, so that the input stands after them in the run. A runner that
-        // never waits (a simulated speaker, or none) is driven synchronously when nothing paces the replay.
-        func syncFeed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp) {
-            let delivery = max(arrival, runner.now ?? arrival)
-            emit(runner.syncAdvance(to: delivery))
-            observe(input, channel: channel, at: delivery)
-            emit(runner.syncFeed(input, deliveredAt: delivery))
-        }
-        func feed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp) async {
-            let delivery = max(arrival, runner.now ?? arrival)
-            emit(await runner.advance(to: delivery))
-            observe(input, channel: channel, at: delivery)
-            emit(await runner.feed(input, deliveredAt: delivery))
-        }
+        var run = ReplayRun(runner: runner, expectations: expectations, channels: inputs.header.channels.map(\.id), start: start)
         var next = 0
-        if runner.runsSynchronously && pacing.factor == nil {
-            emit(runner.syncStart(at: start))
+        if run.runner.runsSynchronously && pacing.factor == nil {
+            run.emit(run.runner.syncStart(at: start), to: onEvents)
             try replay.forEach(arriving: { record, arrival in
                 while next < scripted.count, scripted[next].timestamp <= arrival {
-                    syncFeed(scripted[next], arrival: scripted[next].timestamp)
+                    run.syncFeed(scripted[next], arrival: scripted[next].timestamp, to: onEvents)
                     next += 1
                 }
-                syncFeed(.reading(record.reading, channel: channels[record.channel]), channel: record.channel, arrival: arrival)
+                run.syncFeed(.reading(record.reading, channel: run.channels[record.channel]), channel: record.channel, arrival: arrival, to: onEvents)
             })
         } else {
-            emit(await runner.start(at: start))
+            run.emit(await run.runner.start(at: start), to: onEvents)
             try await replay.run(pacingClock: pacingClock) { record, arrival in
                 while next < scripted.count, scripted[next].timestamp <= arrival {
-                    await feed(scripted[next], arrival: scripted[next].timestamp)
+                    await run.feed(scripted[next], arrival: scripted[next].timestamp, to: onEvents)
                     next += 1
                 }
-                await feed(.reading(record.reading, channel: channels[record.channel]), channel: record.channel, arrival: arrival)
+                await run.feed(.reading(record.reading, channel: run.channels[record.channel]), channel: record.channel, arrival: arrival, to: onEvents)
             }
         }
         let last = end.map(time) ?? max(inputs.end ?? start, scripted.last?.timestamp ?? start)
-        for input in scripted[next...] where input.timestamp <= last { await feed(input, arrival: input.timestamp) }
-        emit(await runner.advance(to: last))
-        let checked = observesInputs ? EventTimeline(events: events, inputs: observed) : EventTimeline(events)
+        for input in scripted[next...] where input.timestamp <= last { await run.feed(input, arrival: input.timestamp, to: onEvents) }
+        run.emit(await run.runner.advance(to: last), to: onEvents)
+        let events = run.events
+        let checked = run.observesInputs ? EventTimeline(events: events, inputs: run.observed) : EventTimeline(events)
         return SessionResult(
             app: appName, start: start, events: events, expectations: expectations.map { $0.check(checked, start: start) },
             recording: records ? try Self.recording(of: inputs, events: events, app: appName) : nil)
@@ -287,4 +248,73 @@ public struct SessionResult: Sendable {
 
     /// The event log's lines, as `hal run` prints them and golden logs hold them.
     public var logLines: [String] { events.map { EventLog.line($0, start: start) } }
+}
+
+/// A replay under way: the runner, the events so far, and the inputs an expectation names, kept as events. One value
+/// the replay loop mutates, so that its state is not captured piecemeal by the loop's closures.
+private struct ReplayRun<Logic: AppLogic> {
+    var runner: AppRunner<Logic>
+    /// The events so far, in the run's order.
+    private(set) var events: [AppEvent] = []
+    /// The inputs kept as events, each with the device's time, its delivery, and its place in the run.
+    private(set) var observed: [(event: AppEvent, delivered: Timestamp, before: Int)] = []
+    /// The inputs' channel ids, by index.
+    let channels: [String]
+    /// The log's zero.
+    let start: Timestamp
+    /// The expectations' matchers that are about inputs.
+    private let inputMatchers: [EventMatcher]
+    /// Whether an expectation names each channel, by index; worked out once per channel.
+    private let observedChannels: [Bool]
+    /// Whether an expectation names each command, worked out as they come.
+    private var observedCommands: [String: Bool] = [:]
+
+    /// Inputs are kept as events only when an expectation names them: a motion channel at 100 Hz is not made into
+    /// events for a check about taps.
+    var observesInputs: Bool { !inputMatchers.isEmpty }
+
+    init(runner: AppRunner<Logic>, expectations: [EventExpectation], channels: [String], start: Timestamp) {
+        self.runner = runner
+        self.channels = channels
+        self.start = start
+        let matchers = expectations.flatMap(\.matchers).filter(\.isAboutInputs)
+        inputMatchers = matchers
+        observedChannels = channels.map { id in !matchers.isEmpty && matchers.contains { $0.matches(name: "input:\(id)") } }
+    }
+
+    mutating func emit(_ batch: [AppEvent], to onEvents: ([AppEvent], _ start: Timestamp) -> Void) {
+        onEvents(batch, start)
+        events += batch
+    }
+
+    private mutating func observe(_ input: AppInput, channel: Int?, at delivery: Timestamp) {
+        guard observesInputs else { return }
+        let named: Bool
+        if let channel {
+            named = observedChannels[channel]
+        } else if let name = AppInputObservations.name(of: input) {
+            named = observedCommands[name] ?? inputMatchers.contains { $0.matches(name: name) }
+            observedCommands[name] = named
+        } else {
+            named = false
+        }
+        if named, let event = AppInputObservations.event(for: input) { observed.append((event, delivery, events.count)) }
+    }
+
+    /// Fires the timers due before the delivery, then delivers the input, so that it stands after them in the run.
+    /// For a runner that never waits (a simulated speaker, or none) when nothing paces the replay.
+    mutating func syncFeed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) {
+        let delivery = max(arrival, runner.now ?? arrival)
+        emit(runner.syncAdvance(to: delivery), to: onEvents)
+        observe(input, channel: channel, at: delivery)
+        emit(runner.syncFeed(input, deliveredAt: delivery), to: onEvents)
+    }
+
+    /// ``syncFeed(_:channel:arrival:to:)`` for a runner that may wait, or a paced replay.
+    mutating func feed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) async {
+        let delivery = max(arrival, runner.now ?? arrival)
+        emit(await runner.advance(to: delivery), to: onEvents)
+        observe(input, channel: channel, at: delivery)
+        emit(await runner.feed(input, deliveredAt: delivery), to: onEvents)
+    }
 }

@@ -60,6 +60,8 @@ public struct CampusExplorer: AppLogic {
     private var index: PlaceIndex
     /// The largest arrival radius, kept with the index: how far a fix's lookup must reach.
     private var largestRadius = 25.0
+    /// Each indexed place's arrival radius, by its index.
+    private var radii: [Double] = []
     private var difficulty: Difficulty
     private var messages: [String: [CampusMessage]]
     private var targetIndex = 0
@@ -95,7 +97,8 @@ public struct CampusExplorer: AppLogic {
     private mutating func reindex() {
         ids = places.keys.filter { !secret.contains($0) }.sorted()
         index = PlaceIndex(points: ids.map { places[$0]!.coordinate! }, cellSize: 100)
-        largestRadius = ids.map(radius).max() ?? 25
+        radii = ids.map(radius)
+        largestRadius = radii.max() ?? 25
     }
 
     private func radius(_ id: String) -> Double { places[id]?.radius ?? map.arrivalRadius ?? 25 }
@@ -168,22 +171,21 @@ public struct CampusExplorer: AppLogic {
 
     private mutating func updatePlaces(at position: GeoCoordinate, sigma: Double, time: Timestamp, output: inout AppOutput) {
         let near = index.points(within: 2 * largestRadius + sigma, of: position)
-        var distances: [String: Double] = [:]
-        for hit in near { distances[ids[hit.index]] = position.distance(to: index.points[hit.index]) }
+        // By the hits' order; a place not near is not among them.
+        let distances = near.map { position.distance(to: index.points[$0.index]) }
         // σ counts up to half a radius: a fix good enough to use can always arrive at the centre.
         func doubt(_ r: Double) -> Double { min(sigma, r / 2) }
         for id in inside.sorted() {
-            let distance = distances[id] ?? .infinity
+            let distance = near.indices.first { ids[near[$0].index] == id }.map { distances[$0] } ?? .infinity
             let r = radius(id)
             if distance - doubt(r) > r + max(5, 0.2 * r) {
                 inside.remove(id)
                 output.emit("place.left", at: time, ["place": .string(id)])
             }
         }
-        for hit in near {
+        for (hit, distance) in zip(near, distances) {
             let id = ids[hit.index]
-            let distance = distances[id]!
-            let r = radius(id)
+            let r = radii[hit.index]
             if !inside.contains(id), distance + doubt(r) <= r {
                 inside.insert(id)
                 var arrived: [String: AppEventValue] = ["place": .string(id), "name": .string(places[id]?.name ?? id), "distance": .rounded(distance)]
@@ -224,8 +226,10 @@ public struct CampusExplorer: AppLogic {
 
     private mutating func guide(from position: GeoCoordinate, to target: String, time: Timestamp, output: inout AppOutput) {
         guard let goal = places[target]?.coordinate else { return }
-        let distance = position.distance(to: goal)
-        let bearing = position.bearing(to: goal)
+        // One geodesic for both: what `distance(to:)` and `bearing(to:)` give, at half the cost.
+        let geodesic = try? position.geodesic(to: goal)
+        let distance = geodesic?.distance ?? position.greatCircleDistance(to: goal)
+        let bearing = geodesic?.initialBearing ?? 0
         let bucket = Int((distance / Self.guidanceStep).rounded(.up))
         let direction = Self.compassPoint(bearing)
         switch difficulty {

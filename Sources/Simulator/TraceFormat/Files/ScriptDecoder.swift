@@ -10,22 +10,35 @@ import LibC
 struct ScriptDecoder {
     /// The document's bytes, kept alive by the caller for the decoder's life.
     let bytes: UnsafeBufferPointer<UInt8>
-    /// Where the values the type read start, for the fields found among them.
-    private let reads = Reads()
+    /// Where the values the type read start, a bit for each byte of the document.
+    private let reads: Reads
 
     final class Reads {
-        var starts = Set<Int>()
+        var starts: [UInt64]
+
+        init(count: Int) {
+            starts = Array(repeating: 0, count: count / 64 + 1)
+        }
+
+        func insert(_ start: Int) {
+            starts[start >> 6] |= 1 << UInt64(start & 63)
+        }
+
+        func contains(_ start: Int) -> Bool {
+            starts[start >> 6] & (1 << UInt64(start & 63)) != 0
+        }
     }
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
+        reads = Reads(count: bytes.count)
     }
 
     /// Decodes the document as `Value`.
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
         var scanner = JSONScanner(bytes)
         scanner.skipWhitespace()
-        return try Value(from: ValueDecoder(document: self, start: scanner.position, codingPath: []))
+        return try Value(from: ValueDecoder(document: self, start: scanner.position, path: nil))
     }
 
     /// The fields the type never read, each as a path (`steps[1].turn.pich`), in document order with an object's keys
@@ -33,6 +46,8 @@ struct ScriptDecoder {
     func unreadFields() throws(JSONSyntaxError) -> [String] {
         var scanner = JSONScanner(bytes)
         scanner.skipWhitespace()
+        // Most documents have none: looking for one needs no key as a string.
+        guard try hasUnread(at: scanner.position) else { return [] }
         var unread: [String] = []
         var path = ""
         try collectUnread(at: scanner.position, path: &path, into: &unread)
@@ -49,7 +64,7 @@ struct ScriptDecoder {
                 let outer = path.count
                 path += path.isEmpty ? key : ".\(key)"
                 defer { path.removeSubrange(path.index(path.startIndex, offsetBy: outer)...) }
-                if reads.starts.contains(value.lowerBound) {
+                if reads.contains(value.lowerBound) {
                     try collectUnread(at: value.lowerBound, path: &path, into: &unread)
                 } else if !JSONScanner(bytes, range: value).isNull {
                     unread.append(path)
@@ -66,6 +81,29 @@ struct ScriptDecoder {
             }
         default:
             return
+        }
+    }
+
+    /// Whether the value at `start` holds a field the type never read (that does not hold `null`).
+    private func hasUnread(at start: Int) throws(JSONSyntaxError) -> Bool {
+        switch bytes[start] {
+        case UInt8(ascii: "{"):
+            var scanner = JSONScanner(bytes, position: start)
+            var fields: [JSONScanner.Field] = []
+            try scanner.objectFields(into: &fields)
+            for field in fields {
+                if reads.contains(field.value.lowerBound) {
+                    if try hasUnread(at: field.value.lowerBound) { return true }
+                } else if !JSONScanner(bytes, range: field.value).isNull {
+                    return true
+                }
+            }
+            return false
+        case UInt8(ascii: "["):
+            for element in try elements(at: start) where try hasUnread(at: element.lowerBound) { return true }
+            return false
+        default:
+            return false
         }
     }
 
@@ -87,7 +125,7 @@ struct ScriptDecoder {
 
     /// Notes that the type read the value starting at `start`.
     func noteRead(_ start: Int) {
-        reads.starts.insert(start)
+        reads.insert(start)
     }
 
     /// What the value at `start` is, as `JSONDecoder`'s errors name it.
@@ -125,63 +163,111 @@ private struct IndexKey: CodingKey {
     init?(intValue: Int) { self.init(index: intValue) }
 }
 
+/// A coding path as a chain of keys, made into an array only when asked for (by an error, or a type that looks): a
+/// value read needs no array of its own.
+private final class PathNode {
+    let parent: PathNode?
+    let key: any CodingKey
+
+    init(parent: PathNode?, key: any CodingKey) {
+        self.parent = parent
+        self.key = key
+    }
+
+    /// The keys from the top.
+    static func keys(_ node: PathNode?) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var node = node
+        while let current = node {
+            keys.append(current.key)
+            node = current.parent
+        }
+        return keys.reversed()
+    }
+}
+
 /// The decoder of one value of the document.
 private struct ValueDecoder: Decoder {
     let document: ScriptDecoder
     let start: Int
-    let codingPath: [any CodingKey]
+    let path: PathNode?
+    var codingPath: [any CodingKey] { PathNode.keys(path) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try KeyedDecodingContainer(ObjectContainer<Key>(document: document, start: start, codingPath: codingPath))
+        try KeyedDecodingContainer(ObjectContainer<Key>(document: document, start: start, path: path))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try ArrayContainer(document: document, start: start, codingPath: codingPath)
+        try ArrayContainer(document: document, start: start, path: path)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SingleValue(document: document, start: start, codingPath: codingPath)
+        SingleValue(document: document, start: start, path: path)
     }
 }
 
-/// Reads the value at `start` as `Value`: the standard library's scalar types directly, anything else through its
-/// `init(from:)`.
+/// Reads the value at `start`, found under `key` (when not `nil`) of the value at `path`, as `Value`: the standard
+/// library's scalar types directly, anything else through its `init(from:)`.
 private func decodeValue<Value: Decodable>(
-    _ type: Value.Type, document: ScriptDecoder, at start: Int, codingPath: [any CodingKey]
+    _ type: Value.Type, document: ScriptDecoder, at start: Int, path: PathNode?, key: (any CodingKey)?
 ) throws -> Value {
-    if let scalar = try decodeScalar(type, document: document, at: start, codingPath: codingPath) { return scalar }
-    return try Value(from: ValueDecoder(document: document, start: start, codingPath: codingPath))
+    if let scalar = try decodeScalar(type, document: document, at: start, path: path, key: key) { return scalar }
+    let node = key.map { PathNode(parent: path, key: $0) } ?? path
+    return try Value(from: ValueDecoder(document: document, start: start, path: node))
 }
 
-/// `Value` read from the value at `start` when it is a `Bool`, a string or a number type; `nil` for other types.
+/// `Value` read from the value at `start` when it is a `Bool`, a `String` or a standard number type; `nil` for other
+/// types.
 private func decodeScalar<Value>(
-    _ type: Value.Type, document: ScriptDecoder, at start: Int, codingPath: [any CodingKey]
+    _ type: Value.Type, document: ScriptDecoder, at start: Int, path: PathNode?, key: (any CodingKey)?
 ) throws -> Value? {
+    let first = document.bytes[start]
+    func codingPath() -> [any CodingKey] { PathNode.keys(path) + (key.map { [$0] } ?? []) }
     func mismatch() -> DecodingError {
-        if document.bytes[start] == UInt8(ascii: "n") {
-            return .valueNotFound(Value.self, .init(codingPath: codingPath, debugDescription: "Cannot get value of type \(Value.self) -- found null value instead"))
+        if first == UInt8(ascii: "n") {
+            return .valueNotFound(Value.self, .init(codingPath: codingPath(), debugDescription: "Cannot get value of type \(Value.self) -- found null value instead"))
         }
-        return .typeMismatch(Value.self, .init(codingPath: codingPath, debugDescription: "Expected to decode \(Value.self) but found \(document.kind(at: start)) instead."))
+        return .typeMismatch(Value.self, .init(codingPath: codingPath(), debugDescription: "Expected to decode \(Value.self) but found \(document.kind(at: start)) instead."))
     }
     var scanner = JSONScanner(document.bytes, position: start)
     if Value.self == String.self {
-        guard document.bytes[start] == UInt8(ascii: "\"") else { throw mismatch() }
+        guard first == UInt8(ascii: "\"") else { throw mismatch() }
         return try scanner.readString() as? Value
     }
     if Value.self == Bool.self {
         guard let value = try? scanner.readBool() else { throw mismatch() }
         return value as? Value
     }
-    guard let number = Value.self as? any ScriptNumber.Type else { return nil }
-    let first = document.bytes[start]
+    // Compared by identity first: asking every type whether it is a number costs a lookup of its conformances.
+    guard let number = ScriptNumbers.type(Value.self) else { return nil }
     guard first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { throw mismatch() }
     let token = try scanner.numberToken()
     let text = String(decoding: UnsafeBufferPointer(rebasing: document.bytes[token.range]), as: UTF8.self)
     guard let value = number.init(json: token, text: text) else {
-        throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Parsed JSON number <\(text)> does not fit in \(Value.self)."))
+        throw DecodingError.dataCorrupted(.init(codingPath: codingPath(), debugDescription: "Parsed JSON number <\(text)> does not fit in \(Value.self)."))
     }
     return value as? Value
+}
+
+/// The number types the decoder reads itself.
+private enum ScriptNumbers {
+    /// `type` as a number type, if it is one; the common ones first.
+    static func type(_ type: Any.Type) -> (any ScriptNumber.Type)? {
+        if type == Double.self { return Double.self }
+        if type == Int.self { return Int.self }
+        if type == Float.self { return Float.self }
+        if type == Int64.self { return Int64.self }
+        if type == UInt8.self { return UInt8.self }
+        if type == UInt16.self { return UInt16.self }
+        if type == UInt32.self { return UInt32.self }
+        if type == UInt64.self { return UInt64.self }
+        if type == UInt.self { return UInt.self }
+        if type == Int8.self { return Int8.self }
+        if type == Int16.self { return Int16.self }
+        if type == Int32.self { return Int32.self }
+        return nil
+    }
 }
 
 /// A number type the decoder reads from a JSON number.
@@ -235,20 +321,21 @@ extension UInt64: ScriptNumber {}
 /// An object's fields, found once, each read by key.
 private struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let document: ScriptDecoder
-    let codingPath: [any CodingKey]
+    let path: PathNode?
+    var codingPath: [any CodingKey] { PathNode.keys(path) }
     /// The fields, in document order.
     private let fields: [JSONScanner.Field]
     private let scanner: JSONScanner
 
-    init(document: ScriptDecoder, start: Int, codingPath: [any CodingKey]) throws {
+    init(document: ScriptDecoder, start: Int, path: PathNode?) throws {
         guard document.bytes[start] == UInt8(ascii: "{") else {
             if document.bytes[start] == UInt8(ascii: "n") {
-                throw DecodingError.valueNotFound([String: Any].self, .init(codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+                throw DecodingError.valueNotFound([String: Any].self, .init(codingPath: PathNode.keys(path), debugDescription: "Cannot get keyed decoding container -- found null value instead"))
             }
-            throw DecodingError.typeMismatch([String: Any].self, .init(codingPath: codingPath, debugDescription: "Expected to decode Dictionary<String, Any> but found \(document.kind(at: start)) instead."))
+            throw DecodingError.typeMismatch([String: Any].self, .init(codingPath: PathNode.keys(path), debugDescription: "Expected to decode Dictionary<String, Any> but found \(document.kind(at: start)) instead."))
         }
         self.document = document
-        self.codingPath = codingPath
+        self.path = path
         var scanner = JSONScanner(document.bytes, position: start)
         var fields: [JSONScanner.Field] = []
         try scanner.objectFields(into: &fields)
@@ -296,22 +383,22 @@ private struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try value(type, forKey: key) }
 
     private func value<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decodeValue(type, document: document, at: try read(key), codingPath: codingPath + [key])
+        try decodeValue(type, document: document, at: try read(key), path: path, key: key)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let start = start(of: key) else { return nil }
         document.noteRead(start)
         if document.bytes[start] == UInt8(ascii: "n") { return nil }
-        return try decodeValue(type, document: document, at: start, codingPath: codingPath + [key])
+        return try decodeValue(type, document: document, at: start, path: path, key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try KeyedDecodingContainer(ObjectContainer<NestedKey>(document: document, start: try read(key), codingPath: codingPath + [key]))
+        try KeyedDecodingContainer(ObjectContainer<NestedKey>(document: document, start: try read(key), path: PathNode(parent: path, key: key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try ArrayContainer(document: document, start: try read(key), codingPath: codingPath + [key])
+        try ArrayContainer(document: document, start: try read(key), path: PathNode(parent: path, key: key))
     }
 
     func superDecoder() throws -> any Decoder {
@@ -319,44 +406,46 @@ private struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        ValueDecoder(document: document, start: try read(key), codingPath: codingPath + [key])
+        ValueDecoder(document: document, start: try read(key), path: PathNode(parent: path, key: key))
     }
 }
 
 /// An array's elements, found once, read in order.
 private struct ArrayContainer: UnkeyedDecodingContainer {
     let document: ScriptDecoder
-    let codingPath: [any CodingKey]
+    let path: PathNode?
+    var codingPath: [any CodingKey] { PathNode.keys(path) }
     private let elements: [Range<Int>]
     private(set) var currentIndex = 0
 
-    init(document: ScriptDecoder, start: Int, codingPath: [any CodingKey]) throws {
+    init(document: ScriptDecoder, start: Int, path: PathNode?) throws {
         guard document.bytes[start] == UInt8(ascii: "[") else {
             if document.bytes[start] == UInt8(ascii: "n") {
-                throw DecodingError.valueNotFound([Any].self, .init(codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+                throw DecodingError.valueNotFound([Any].self, .init(codingPath: PathNode.keys(path), debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
             }
-            throw DecodingError.typeMismatch([Any].self, .init(codingPath: codingPath, debugDescription: "Expected to decode Array<Any> but found \(document.kind(at: start)) instead."))
+            throw DecodingError.typeMismatch([Any].self, .init(codingPath: PathNode.keys(path), debugDescription: "Expected to decode Array<Any> but found \(document.kind(at: start)) instead."))
         }
         self.document = document
-        self.codingPath = codingPath
+        self.path = path
         self.elements = try document.elements(at: start)
     }
 
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
-    /// The next element's start, and its coding path; `valueNotFound` of `type` at the end.
-    private func next<T>(_ type: T.Type) throws -> (Int, [any CodingKey]) {
-        let path = codingPath + [IndexKey(index: currentIndex)]
+    /// The next element's start; `valueNotFound` of `type` at the end.
+    private func next<T>(_ type: T.Type) throws -> Int {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))
+            throw DecodingError.valueNotFound(type, .init(codingPath: codingPath + [IndexKey(index: currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
-        return (elements[currentIndex].lowerBound, path)
+        return elements[currentIndex].lowerBound
     }
 
+    /// The path of the next element.
+    private var nextPath: PathNode { PathNode(parent: path, key: IndexKey(index: currentIndex)) }
+
     mutating func decodeNil() throws -> Bool {
-        let (start, _) = try next(Never.self)
-        guard document.bytes[start] == UInt8(ascii: "n") else { return false }
+        guard document.bytes[try next(Never.self)] == UInt8(ascii: "n") else { return false }
         currentIndex += 1
         return true
     }
@@ -378,30 +467,27 @@ private struct ArrayContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try value(type) }
 
     private mutating func value<T: Decodable>(_ type: T.Type) throws -> T {
-        let (start, path) = try next(type)
-        let value = try decodeValue(type, document: document, at: start, codingPath: path)
+        let value = try decodeValue(type, document: document, at: try next(type), path: path, key: IndexKey(index: currentIndex))
         currentIndex += 1
         return value
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        let (start, path) = try next([String: Any].self)
-        let container = try ObjectContainer<NestedKey>(document: document, start: start, codingPath: path)
+        let container = try ObjectContainer<NestedKey>(document: document, start: try next([String: Any].self), path: nextPath)
         currentIndex += 1
         return KeyedDecodingContainer(container)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let (start, path) = try next([Any].self)
-        let container = try ArrayContainer(document: document, start: start, codingPath: path)
+        let container = try ArrayContainer(document: document, start: try next([Any].self), path: nextPath)
         currentIndex += 1
         return container
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let (start, path) = try next(Any.self)
+        let decoder = ValueDecoder(document: document, start: try next(Any.self), path: nextPath)
         currentIndex += 1
-        return ValueDecoder(document: document, start: start, codingPath: path)
+        return decoder
     }
 }
 
@@ -409,7 +495,8 @@ private struct ArrayContainer: UnkeyedDecodingContainer {
 private struct SingleValue: SingleValueDecodingContainer {
     let document: ScriptDecoder
     let start: Int
-    let codingPath: [any CodingKey]
+    let path: PathNode?
+    var codingPath: [any CodingKey] { PathNode.keys(path) }
 
     func decodeNil() -> Bool { document.bytes[start] == UInt8(ascii: "n") }
 
@@ -430,6 +517,6 @@ private struct SingleValue: SingleValueDecodingContainer {
     func decode(_ type: UInt64.Type) throws -> UInt64 { try value(type) }
 
     private func value<T: Decodable>(_ type: T.Type) throws -> T {
-        try decodeValue(type, document: document, at: start, codingPath: codingPath)
+        try decodeValue(type, document: document, at: start, path: path, key: nil)
     }
 }
