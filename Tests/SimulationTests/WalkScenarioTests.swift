@@ -21,6 +21,30 @@ import NMEA
         #expect(try reseeded.generate(places: places).encoded() != (try Self.trace.encoded()))
     }
 
+    /// Seeded variants of a walk share its course (where the walker truly is, the dropouts), worked out once: a course
+    /// is never shared with a walk whose route, regions or places differ.
+    @Test func aCourseIsSharedOnlyByVariantsOfTheSameWalk() throws {
+        let (scenario, places) = Self.loaded
+        var variant = scenario
+        variant.seed = 77
+        let first = variant.generate(places: places)
+        func noFixes(_ trace: Trace) -> Int { trace.records.compactMap { LocationFix($0.reading) }.filter { $0.coordinate == nil }.count }
+        #expect(noFixes(first) > 0)
+        // The same walk without its dropouts has none, although its seed and route are the same.
+        var open = variant
+        open.dropouts = nil
+        #expect(noFixes(open.generate(places: places)) == 0)
+        // Places moved move the walk.
+        let moved = places.mapValues { place in
+            var place = place
+            place.coordinate = GeoCoordinate(latitude: place.coordinate.latitude + 0.001, longitude: place.coordinate.longitude)
+            return place
+        }
+        #expect(variant.generate(places: moved).records.first != first.records.first)
+        // And the variant again is what it was.
+        #expect(try variant.generate(places: places).encoded() == (try first.encoded()))
+    }
+
     @Test func theWalkVisitsItsPlacesOnTime() throws {
         let (scenario, places) = Self.loaded
         var clean = scenario

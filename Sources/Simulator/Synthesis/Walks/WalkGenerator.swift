@@ -27,24 +27,20 @@ extension WalkScenario {
         let header = TraceHeader(
             channels: channels,
             metadata: ["generator": "WalkScenario", "seed": String(seed)].merging(title.map { ["title": $0] } ?? [:]) { a, _ in a })
-        let legs = legs(places: places)
-        let end = legs.last?.end ?? 0
+        let course = Self.courses.value(for: CourseKey(walk: withoutSeed, places: places)) { makeCourse(places: places) }
         let startUTC = UTCTime.parse(start) ?? 0
         let period = 1 / rate
         var random = SeededRandom(seed: seed)
         let jumpBearings = (multipath ?? []).map { $0.bearing ?? random.unit() * 360 }
         var error = (east: 0.0, north: 0.0, up: 0.0)
         var records: [TraceRecord] = []
+        records.reserveCapacity(course.samples.count + course.pointing.count)
         // Gauss-Markov steps: each sample keeps `decay` of the error and adds `drive` of fresh noise.
         let decay = noise.map { exp(-period / $0.correlation) } ?? 0
         let drive = (1 - decay * decay).squareRoot()
         let horizontal = (noise?.horizontal ?? 0) / 2.0.squareRoot()
-        var index = 0
-        while Double(index) * period <= end + 1e-9 {
-            let time = Double(index) * period
-            let nanoseconds = Int64((time * 1e9).rounded())
-            index += 1
-            let truth = position(at: time, legs: legs)
+        for sample in course.samples {
+            let (time, nanoseconds, truth, factor) = (sample.time, sample.nanoseconds, sample.truth, sample.factor)
             // Advance the noise every sample, dropout or not, so that a dropout changes nothing after it.
             if let noise {
                 error.east = decay * error.east + drive * horizontal * random.gaussian()
@@ -53,12 +49,10 @@ extension WalkScenario {
             }
             let timestamp = Timestamp(nanoseconds: nanoseconds)
             let utc = startUTC + nanoseconds
-            if (dropouts ?? []).contains(where: { $0.contains(time: time, position: truth.coordinate, places: places) }) {
+            if sample.dropout {
                 records.append(TraceRecord(channel: 0, reading: .location(.noFix(at: timestamp, utcNanoseconds: utc))))
                 continue
             }
-            let factor = (degraded ?? []).filter { $0.contains(time: time, position: truth.coordinate, places: places) }
-                .map { $0.factor ?? 1 }.max() ?? 1
             var east = error.east * factor, north = error.north * factor
             for (jump, bearing) in zip(multipath ?? [], jumpBearings) where (jump.at..<(jump.at + jump.seconds)).contains(time) {
                 east += jump.jump * sin(bearing * .pi / 180)
@@ -78,9 +72,63 @@ extension WalkScenario {
                 speed: Self.rounded(truth.speed, 1e-3), course: truth.speed > 0 ? Self.rounded(truth.course, 1e-2) : nil,
                 satellites: factor > 1 ? Self.satellites.degraded : Self.satellites.normal))))
         }
-        records += pointingRecords(places: places, legs: legs)
+        records += course.pointing
         records.sort { ($0.timestamp, $0.channel) < ($1.timestamp, $1.channel) }
         return Trace(header: header, records: records)
+    }
+
+    /// What a walk is without its noise: where the walker truly is at each sample, whether a dropout or a degraded
+    /// region holds there, and the `heading` channel. The seed changes none of it.
+    struct Course: Sendable {
+        /// A sample's time and truth.
+        struct Sample: Sendable {
+            var time: Double
+            var nanoseconds: Int64
+            var truth: Truth
+            var dropout: Bool
+            /// The largest degradation factor that holds, 1 where none does.
+            var factor: Double
+        }
+
+        var samples: [Sample]
+        var pointing: [TraceRecord]
+    }
+
+    /// A walk without its seed, and its places: what decides its ``Course``.
+    struct CourseKey: Hashable, Sendable {
+        var walk: WalkScenario
+        var places: [String: Place]
+    }
+
+    /// The walk with its seed set aside.
+    private var withoutSeed: WalkScenario {
+        var walk = self
+        walk.seed = 0
+        return walk
+    }
+
+    /// The courses worked out, by walk and places: the seeded variants of one walk (a suite's, `hal test --explore`'s)
+    /// share one. Each is a function of its key alone, reading no file.
+    private static let courses = FileCache<CourseKey, Course>(capacity: 8)
+
+    /// The walk's ``Course``, worked out now.
+    private func makeCourse(places: [String: Place]) -> Course {
+        let legs = legs(places: places)
+        let end = legs.last?.end ?? 0
+        let period = 1 / rate
+        var samples: [Course.Sample] = []
+        var index = 0
+        while Double(index) * period <= end + 1e-9 {
+            let time = Double(index) * period
+            let nanoseconds = Int64((time * 1e9).rounded())
+            index += 1
+            let truth = position(at: time, legs: legs)
+            let dropout = (dropouts ?? []).contains(where: { $0.contains(time: time, position: truth.coordinate, places: places) })
+            let factor = dropout ? 1 : (degraded ?? []).filter { $0.contains(time: time, position: truth.coordinate, places: places) }
+                .map { $0.factor ?? 1 }.max() ?? 1
+            samples.append(Course.Sample(time: time, nanoseconds: nanoseconds, truth: truth, dropout: dropout, factor: factor))
+        }
+        return Course(samples: samples, pointing: pointingRecords(places: places, legs: legs))
     }
 
     /// The `heading` channel: for each pointing, the phone upright (screen toward the walker) with its

@@ -11,8 +11,8 @@ import HAL
 /// and an edit between two runs in one process is always seen. A hit inside another cache's build counts its files
 /// as read by that build too, so the outer value is checked against them as well.
 ///
-/// A build that reads nothing through `FileReads` would never be checked again: cache only builds whose every
-/// input is a file read that way.
+/// A build that reads nothing through `FileReads` is never checked again: cache only builds whose every input is a
+/// file read that way, or that are a function of their key alone (a memo).
 package final class FileCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         var value: Value
