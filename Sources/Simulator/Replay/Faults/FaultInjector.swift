@@ -176,7 +176,7 @@ public struct FaultInjector: Sendable {
         case .jitter:
             for index in pass.records.indices where applies(scope, to: pass.records[index]) {
                 let offset = nanoseconds(random.gaussian() * (fault.magnitude ?? 0))
-                pass.records[index].reading.timestamp.nanoseconds = pass.records[index].reading.timestamp.nanoseconds.shifted(by: offset)
+                pass.records[index].move(to: Timestamp(nanoseconds: pass.records[index].timestamp.nanoseconds.shifted(by: offset)))
             }
         case .reorder:
             var index = 0
@@ -240,7 +240,7 @@ public struct FaultInjector: Sendable {
                     let span = record.timestamp.duration(to: next).wholeNanoseconds
                     let (scaled, overflow) = span.multipliedReportingOverflow(by: Int64(step + 1))
                     let offset = overflow ? span / Int64(extra + 1) * Int64(step + 1) : scaled / Int64(extra + 1)
-                    copy.reading.timestamp.nanoseconds = copy.reading.timestamp.nanoseconds.shifted(by: offset)
+                    copy.move(to: Timestamp(nanoseconds: copy.timestamp.nanoseconds.shifted(by: offset)))
                     emit(copy, from: index)
                 }
             }

@@ -72,7 +72,8 @@ public struct TraceReplay: Sendable {
     static func ordered(_ trace: Trace, included: [Bool], from: Timestamp) -> [TraceRecord] {
         let records = trace.records
         let whole = !included.contains(false) && (records.first.map { $0.timestamp >= from } ?? true)
-        if whole && zip(records, records.dropFirst()).allSatisfy({ ($0.timestamp, $0.channel) <= ($1.timestamp, $1.channel) }) {
+        // By index: the records are compared where they are, not copied out.
+        if whole && records.indices.dropFirst().allSatisfy({ (records[$0 - 1].timestamp, records[$0 - 1].channel) <= (records[$0].timestamp, records[$0].channel) }) {
             return records
         }
         var selected: [(record: TraceRecord, line: Int)] = []

@@ -118,10 +118,18 @@ public struct Trace: Sendable, Hashable {
     }
 
     /// The earliest record's time.
-    public var start: Timestamp? { records.lazy.map(\.timestamp).min() }
+    public var start: Timestamp? {
+        guard var earliest = records.first?.timestamp else { return nil }
+        for index in records.indices where records[index].timestamp < earliest { earliest = records[index].timestamp }
+        return earliest
+    }
 
     /// The latest record's time.
-    public var end: Timestamp? { records.lazy.map(\.timestamp).max() }
+    public var end: Timestamp? {
+        guard var latest = records.first?.timestamp else { return nil }
+        for index in records.indices where records[index].timestamp > latest { latest = records[index].timestamp }
+        return latest
+    }
 
     /// The time from the earliest record to the latest.
     public var duration: Duration {
