@@ -72,8 +72,9 @@ public struct RunDeclarations: Sendable {
         } else if name.contains(":") {
             throw AppConfigError(field: nameField, "'\(name)': a name with a colon is input:CHANNEL or command:ACTION")
         } else if let events = vocabulary?.events {
-            let all = events.union(AppVocabulary.runnerEvents)
-            guard known(all) else {
+            // The two sets are asked in turn; their union is made only for an error's hint.
+            guard known(events) || known(AppVocabulary.runnerEvents) else {
+                let all = events.union(AppVocabulary.runnerEvents)
                 throw AppConfigError(field: nameField, "the app never emits '\(name)'" + Self.hint(name, among: all, kind: "events"))
             }
         }

@@ -77,10 +77,15 @@ public struct ProgramScenario: Sendable {
     }
 
     /// Whether the scenario file at `path` names a program (a top-level `program` key) rather than an app.
+    /// Only the top-level keys are looked at, in place: a suite asks this of every scenario.
     public static func namesProgram(_ path: String) -> Bool {
-        struct Probe: Decodable { var program: [String]? }
-        guard let bytes = FileManager.default.contents(atPath: path) else { return false }
-        return ((try? JSONDecoder().decode(Probe.self, from: bytes))?.program) != nil
+        guard let bytes = FileReads.contents(of: path) else { return false }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer)
+            var fields: [JSONScanner.Field] = []
+            guard scanner.peek() == UInt8(ascii: "{"), (try? scanner.objectFields(into: &fields)) != nil else { return false }
+            return fields.contains { scanner.key($0, is: "program") && buffer[$0.value.lowerBound] == UInt8(ascii: "[") }
+        }
     }
 
     /// The program's name, as reports show it in place of an app's.

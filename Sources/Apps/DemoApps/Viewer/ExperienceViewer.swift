@@ -135,8 +135,11 @@ public struct ExperienceViewer: AppLogic {
 
     private var motionDeadline: Timestamp? {
         guard controller.mode == .motion, !motionLost, !atHome, let lastMotion else { return nil }
-        return lastMotion + Self.motionTimeout
+        return Timestamp(nanoseconds: lastMotion.nanoseconds + Self.motionTimeoutNanoseconds)
     }
+
+    /// ``motionTimeout`` in nanoseconds, worked out once: the deadline is asked for on every input.
+    private static let motionTimeoutNanoseconds = motionTimeout.wholeNanoseconds
 
     public mutating func advance(to time: Timestamp, output: inout AppOutput) {
         while let deadline = nextDeadline, deadline <= time {
