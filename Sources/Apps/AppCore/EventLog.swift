@@ -7,23 +7,72 @@ public enum EventLog {
     /// One event's line, without a newline.
     public static func line(_ event: AppEvent, start: Timestamp) -> String {
         let milliseconds = (event.timestamp.nanoseconds - start.nanoseconds) / 1_000_000
-        let sign = milliseconds < 0 ? "-" : ""
+        // The seconds, right-aligned in nine columns: `   12.345`.
+        var seconds: [UInt8] = []
+        seconds.reserveCapacity(24)
+        if milliseconds < 0 { seconds.append(UInt8(ascii: "-")) }
         let magnitude = milliseconds.magnitude
-        let fraction = String(magnitude % 1000)
-        let seconds = "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
-        var line = String(repeating: " ", count: max(0, 9 - seconds.count)) + seconds + " " + event.name
+        appendDigits(of: magnitude / 1000, to: &seconds)
+        seconds.append(UInt8(ascii: "."))
+        let fraction = magnitude % 1000
+        seconds += [UInt8(ascii: "0") + UInt8(fraction / 100), UInt8(ascii: "0") + UInt8(fraction / 10 % 10), UInt8(ascii: "0") + UInt8(fraction % 10)]
+        var line = String(repeating: " ", count: max(0, 9 - seconds.count))
+        line.reserveCapacity(64)
+        line += String(decoding: seconds, as: UTF8.self)
+        line += " "
+        line += event.name
         for key in event.attributes.keys.sorted() {
-            line += " \(key)=\(quoted(event.attributes[key]!))"
+            line += " "
+            line += key
+            line += "="
+            line += quoted(event.attributes[key]!)
         }
         return line
     }
 
-    private static func quoted(_ value: AppEventValue) -> String {
+    /// Appends the decimal digits of `value`.
+    private static func appendDigits(of value: UInt64, to bytes: inout [UInt8]) {
+        guard value >= 10 else {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        appendDigits(of: value / 10, to: &bytes)
+        bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+
+    /// A value as a line shows it: text in quotes (with `"`, `\\` and a newline escaped) when it is empty or holds a
+    /// space, a quote, a backslash, `=` or a line break.
+    static func quoted(_ value: AppEventValue) -> String {
         guard case .string(let text) = value else { return value.description }
         // Printable ASCII but for a space, a quote, a backslash and `=` goes as it is; looking at the bytes is enough.
         if !text.isEmpty, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "=") }) {
             return text
         }
+        // Other ASCII text is looked at byte by byte: each byte is a character, but for a carriage return and a line
+        // feed together, which are one (a line break, and not the newline that is escaped).
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return quotedByCharacters(text) }
+        let special: (UInt8) -> Bool = {
+            $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "=") || (0x0A...0x0D).contains($0)
+        }
+        guard text.isEmpty || text.utf8.contains(where: special) else { return text }
+        var escaped: [UInt8] = [UInt8(ascii: "\"")]
+        escaped.reserveCapacity(text.utf8.count + 8)
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): escaped += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): escaped += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\n") where previous != UInt8(ascii: "\r"): escaped += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            default: escaped.append(byte)
+            }
+            previous = byte
+        }
+        escaped.append(UInt8(ascii: "\""))
+        return String(decoding: escaped, as: UTF8.self)
+    }
+
+    /// ``quoted(_:)`` for any text, by its characters.
+    static func quotedByCharacters(_ text: String) -> String {
         guard text.isEmpty || text.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" || $0 == "=" || $0.isNewline }) else { return text }
         var escaped = "\""
         for character in text {
