@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TestSupport
+import HAL
+import Synthesis
 @testable import TraceFormat
 
 /// A value built from files is shared while, and only while, every file it was built from holds the same bytes.
@@ -78,5 +80,25 @@ import TestSupport
         }
         #expect(builds.count == 3)
         #expect(cache.count == 0)
+    }
+
+    @Test func aRecordedInputIsReadAgainWhenItsFileChanged() throws {
+        let folder = try makeScratchFolder()
+        let path = folder + "/taps.jsonl"
+        func write(_ count: Int) throws {
+            let channel = TraceChannel(id: "touch", kind: .pointer, source: "test", name: "Taps", backend: "test")
+            let records = (0..<count).map { index in
+                TraceRecord(channel: 0, reading: .pointer(PointerEvent(
+                    timestamp: Timestamp(nanoseconds: Int64(index) * 1_000_000), phase: .press, x: 0.5, y: 0.5)))
+            }
+            try Data(Trace(header: TraceHeader(channels: [channel]), records: records).encoded()).write(to: URL(fileURLWithPath: path))
+        }
+        try write(3)
+        #expect(try Trace.loadInput(path: path).records.count == 3)
+        #expect(try Trace.loadInput(path: path).records.count == 3)
+        try write(4)
+        #expect(try Trace.loadInput(path: path).records.count == 4)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(throws: TraceError.self) { try Trace.loadInput(path: path) }
     }
 }

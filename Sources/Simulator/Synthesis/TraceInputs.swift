@@ -12,11 +12,11 @@ extension Trace {
     /// GPS noise, a motion script's IMU noise and environment channels' noise, an expression timeline's jitter. A
     /// recorded trace has no seed, and is read as it is. What exploration varies (`docs/exploring.md`).
     ///
-    /// A script's trace of up to 250,000 records is made once per process for each seed, while its files hold the
-    /// same bytes (`FileCache`): the scenarios of a suite share their scripts, and making the same trace again for
-    /// each was a tenth of their time.
+    /// A script's trace of up to 250,000 records is made once per process for each seed, and a recorded trace of up
+    /// to 8 MB read once, while their files hold the same bytes (`FileCache`): the scenarios of a suite share their
+    /// inputs, and making the same trace again for each was a tenth of their time.
     public static func loadInput(path: String, reseed seed: UInt64?) throws -> Trace {
-        guard isReseedable(path: path) else { return try Trace.load(path: path) }
+        guard isReseedable(path: path) else { return try loadRecorded(path: path) }
         return try generated.value(for: GeneratedKey(path: path, seed: seed), keep: { $0.records.count <= 250_000 }) {
             try generate(path: path, reseed: seed)
         }
@@ -27,6 +27,21 @@ extension Trace {
         var path: String
         var seed: UInt64?
     }
+
+    /// A recorded trace file of up to 8 MB, read once per process while the file holds the same bytes: the
+    /// scenarios of a suite replay the same recordings.
+    private static func loadRecorded(path: String) throws -> Trace {
+        guard (TracePath.fileSize(path) ?? .max) <= 8 << 20 else { return try Trace.load(path: path) }
+        // A file that cannot be read is Trace.load's error to report, and nothing is kept.
+        var readable = false
+        return try recorded.value(for: path, keep: { _ in readable }) {
+            readable = (try? FileReads.read(path: path)) != nil
+            return try Trace.load(path: path)
+        }
+    }
+
+    /// The recorded traces read, by path.
+    private static let recorded = FileCache<String, Trace>(capacity: 8)
 
     /// The scripts' traces made, with the files each read.
     private static let generated = FileCache<GeneratedKey, Trace>(capacity: 8)

@@ -33,7 +33,7 @@ public enum TracePath {
     }
 
     /// The size of the file at `path` in bytes, or nil when it cannot be opened.
-    static func fileSize(_ path: String) -> Int? {
+    package static func fileSize(_ path: String) -> Int? {
         guard let descriptor = try? FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec]) else { return nil }
         defer { try? descriptor.close() }
         return (try? descriptor.seek(offset: 0, from: .end)).map(Int.init)
