@@ -5,6 +5,23 @@ import HAL
 import Testing
 
 @Suite struct PlaceIndexTests {
+    /// The explorer decides arrivals and departures by the index's distance on the sphere wherever that is more than
+    /// 1 % from the bound, and by the ellipsoid's only near it: that is sound only while the two stay within 1 % of
+    /// each other at the ranges it asks about, at every latitude and bearing.
+    @Test func theSpheresDistanceIsWithinAPercentOfTheEllipsoidsAtLookupRanges() {
+        var random = SeededRandom(seed: 5)
+        var worst = 0.0
+        for _ in 0..<20_000 {
+            let start = GeoCoordinate(latitude: random.unit() * 178 - 89, longitude: random.unit() * 360 - 180)
+            let end = start.destination(distance: 1 + random.unit() * 2_000, bearing: random.unit() * 360)
+            let ellipsoid = start.distance(to: end), sphere = start.greatCircleDistance(to: end)
+            worst = max(worst, abs(sphere - ellipsoid) / ellipsoid)
+        }
+        #expect(worst < 0.006, "\(worst)")
+        // Far enough from 1 % that the bound has room, and the check sees a real difference.
+        #expect(worst > 0.003, "\(worst)")
+    }
+
     /// Random points: a dense campus, plus the whole globe including the poles and the antimeridian.
     static func points(seed: UInt64) -> [GeoCoordinate] {
         var random = SeededRandom(seed: seed)

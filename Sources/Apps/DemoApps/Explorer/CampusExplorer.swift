@@ -171,35 +171,49 @@ public struct CampusExplorer: AppLogic {
 
     private mutating func updatePlaces(at position: GeoCoordinate, sigma: Double, time: Timestamp, output: inout AppOutput) {
         let near = index.points(within: 2 * largestRadius + sigma, of: position)
-        // By the hits' order; a place not near is not among them.
-        let distances = near.map { position.distance(to: index.points[$0.index]) }
+        // Each hit's distance on the ellipsoid, by the hits' order, worked out only where it is needed: the index's
+        // distance on the sphere is within 0.6 % of it (the ellipsoid's radii of curvature lie within that of the
+        // sphere's), so a comparison that the sphere's distance passes or fails by more than 1 % goes the same way.
+        var exact = [Double?](repeating: nil, count: near.count)
+        func distance(_ hit: Int) -> Double {
+            if let known = exact[hit] { return known }
+            let distance = position.distance(to: index.points[near[hit].index])
+            exact[hit] = distance
+            return distance
+        }
+        /// `test` of hit `hit`'s distance, a test that turns at about `bound`: of the sphere's distance where that is
+        /// far enough from the bound, of the ellipsoid's where it is not.
+        func decide(_ hit: Int, near bound: Double, _ test: (Double) -> Bool) -> Bool {
+            let sphere = near[hit].distance
+            return test(abs(sphere - bound) > 0.01 * sphere + 1e-6 ? sphere : distance(hit))
+        }
         // σ counts up to half a radius: a fix good enough to use can always arrive at the centre.
         func doubt(_ r: Double) -> Double { min(sigma, r / 2) }
         for id in inside.sorted() {
-            let distance = near.indices.first { ids[near[$0].index] == id }.map { distances[$0] } ?? .infinity
             let r = radius(id)
-            if distance - doubt(r) > r + max(5, 0.2 * r) {
-                inside.remove(id)
-                output.emit("place.left", at: time, ["place": .string(id)])
-            }
+            let gone = { (distance: Double) in distance - doubt(r) > r + max(5, 0.2 * r) }
+            guard near.indices.first(where: { ids[near[$0].index] == id }).map({ decide($0, near: r + max(5, 0.2 * r) + doubt(r), gone) }) ?? true
+            else { continue }
+            inside.remove(id)
+            output.emit("place.left", at: time, ["place": .string(id)])
         }
-        for (hit, distance) in zip(near, distances) {
-            let id = ids[hit.index]
-            let r = radii[hit.index]
-            if !inside.contains(id), distance + doubt(r) <= r {
+        for hit in near.indices {
+            let id = ids[near[hit].index]
+            let r = radii[near[hit].index]
+            if !inside.contains(id), decide(hit, near: r - doubt(r), { $0 + doubt(r) <= r }) {
                 inside.insert(id)
-                var arrived: [String: AppEventValue] = ["place": .string(id), "name": .string(places[id]?.name ?? id), "distance": .rounded(distance)]
+                var arrived: [String: AppEventValue] = ["place": .string(id), "name": .string(places[id]?.name ?? id), "distance": .rounded(distance(hit))]
                 if let info = places[id]?.info { arrived["info"] = .string(info) }
                 output.emit("place.arrived", at: time, arrived)
                 if id == target { reachTarget(at: time, output: &output) }
             }
             let count = messages[id]?.count ?? 0
-            if count > 0, distance <= 2 * r, !notified.contains(id) {
+            if count > 0, !notified.contains(id), decide(hit, near: 2 * r, { $0 <= 2 * r }) {
                 notified.insert(id)
                 if notificationHidesAt != nil { output.emit("message.hidden", at: time) }  // the newer one replaces it
                 notificationHidesAt = time + Self.notificationTime
                 output.emit("message.nearby", at: time, ["place": .string(id), "count": .int(Int64(count))])
-            } else if distance > 3 * r {
+            } else if decide(hit, near: 3 * r, { $0 > 3 * r }) {
                 notified.remove(id)
             }
         }
