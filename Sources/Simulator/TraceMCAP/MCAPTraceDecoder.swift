@@ -81,7 +81,7 @@ struct MCAPTraceDecoder {
     /// The record a message holds, and for a frame the file a JSON Lines trace kept it in; nil for a message on a
     /// derived channel, which is not part of the trace.
     mutating func decode(_ message: MCAPMessageView) throws(TraceError) -> (record: TraceRecord, framePath: String?)? {
-        if let (channel, sample) = motion(message) { return (TraceRecord(channel: channel, reading: .motion(sample)), nil) }
+        if let (channel, sample) = motion(message) { return (TraceRecord(channel: channel, motion: sample), nil) }
         return try decodeOther(message)
     }
 
@@ -150,7 +150,7 @@ struct MCAPTraceDecoder {
             }
             lastTimestamps[target.index] = time
             let vector = Vector3(x: values[0], y: values[1], z: values[2])
-            return (TraceRecord(channel: target.index, reading: .motion(MotionSample(timestamp: Timestamp(nanoseconds: time), quantity: quantity, value: vector))), nil)
+            return (TraceRecord(channel: target.index, motion: MotionSample(timestamp: Timestamp(nanoseconds: time), quantity: quantity, value: vector)), nil)
         }
         do {
             var frameData: [UInt8]?

@@ -50,7 +50,7 @@ public struct MCAPTraceFile: Sendable {
             try reader.scan({ (record: MCAPReader.Record) throws in try decoder.declare(record) },
                             messages: { (message: MCAPMessageView) throws in
                 if let (channel, sample) = decoder.motion(message) {
-                    try visit(TraceRecord(channel: channel, reading: .motion(sample)))
+                    try visit(TraceRecord(channel: channel, motion: sample))
                 } else if let decoded = try decoder.decodeOther(message) {
                     try visit(decoded.record)
                 }

@@ -58,12 +58,12 @@ extension MotionScript {
                 rate = noise!.gyroscope.measure(rate)
                 force = noise!.accelerometer.measure(force)
             }
-            records.append(TraceRecord(channel: gyro, reading: .motion(MotionSample(timestamp: timestamp, quantity: .angularVelocity, value: rate))))
-            records.append(TraceRecord(channel: accel, reading: .motion(MotionSample(timestamp: timestamp, quantity: .acceleration, value: force))))
+            records.append(TraceRecord(channel: gyro, motion: MotionSample(timestamp: timestamp, quantity: .angularVelocity, value: rate)))
+            records.append(TraceRecord(channel: accel, motion: MotionSample(timestamp: timestamp, quantity: .acceleration, value: force)))
             if let field, let mag {
                 var measured = attitude.conjugate.rotate(field)
                 if noise != nil { measured = noise!.magnetometer.measure(measured) }
-                records.append(TraceRecord(channel: mag, reading: .motion(MotionSample(timestamp: timestamp, quantity: .magneticField, value: measured))))
+                records.append(TraceRecord(channel: mag, motion: MotionSample(timestamp: timestamp, quantity: .magneticField, value: measured)))
             }
             if let truth {
                 records.append(TraceRecord(channel: truth, reading: .attitude(AttitudeSample(timestamp: timestamp, quaternion: attitude, frame: .enu))))

@@ -144,7 +144,7 @@ public struct TraceDecoder {
             let sample = MotionSample(
                 timestamp: Timestamp(nanoseconds: nanoseconds),
                 quantity: quantity, value: vector)
-            return TraceRecord(channel: channel, reading: .motion(sample))
+            return TraceRecord(channel: channel, motion: sample)
         }
         var scanner = JSONScanner(line)
         var fields = try RecordFields(scanner: &scanner, scratch: &scratch, file: file, line: lineNumber)
