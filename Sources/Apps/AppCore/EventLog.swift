@@ -44,17 +44,16 @@ public enum EventLog {
     /// space, a quote, a backslash, `=` or a line break.
     static func quoted(_ value: AppEventValue) -> String {
         guard case .string(let text) = value else { return value.description }
-        // Printable ASCII but for a space, a quote, a backslash and `=` goes as it is; looking at the bytes is enough.
-        if !text.isEmpty, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "=") }) {
-            return text
+        // ASCII text is looked at byte by byte, in one pass: each byte is a character, but for a carriage return and
+        // a line feed together, which are one (a line break, and not the newline that is escaped).
+        var special = false
+        for byte in text.utf8 {
+            if byte >= 0x80 { return quotedByCharacters(text) }
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "=") || (0x0A...0x0D).contains(byte) {
+                special = true
+            }
         }
-        // Other ASCII text is looked at byte by byte: each byte is a character, but for a carriage return and a line
-        // feed together, which are one (a line break, and not the newline that is escaped).
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return quotedByCharacters(text) }
-        let special: (UInt8) -> Bool = {
-            $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "=") || (0x0A...0x0D).contains($0)
-        }
-        guard text.isEmpty || text.utf8.contains(where: special) else { return text }
+        guard text.isEmpty || special else { return text }
         var escaped: [UInt8] = [UInt8(ascii: "\"")]
         escaped.reserveCapacity(text.utf8.count + 8)
         var previous: UInt8 = 0

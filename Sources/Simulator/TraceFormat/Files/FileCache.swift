@@ -66,14 +66,18 @@ package enum FileReads {
 
     /// The bytes of the file at `path`, recorded as read by the build under way. Errors are the file system's.
     package static func read(path: String) throws -> [UInt8] {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let bytes = try load(path)
         note([FileRead(path: path, bytes: bytes)])
         return bytes
     }
 
     /// The bytes of the file at `path`, or `nil` when it cannot be read; not recorded.
     package static func contents(of path: String) -> [UInt8]? {
-        (try? Data(contentsOf: URL(fileURLWithPath: path))).map { [UInt8]($0) }
+        try? load(path)
+    }
+
+    private static func load(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
     /// Records `files` as read by the build under way, if one is being recorded.

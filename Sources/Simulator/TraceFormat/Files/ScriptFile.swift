@@ -52,8 +52,8 @@ public enum ScriptFile {
     /// `line L, column C`, or `nil` when the file or the field cannot be found. For errors found after decoding,
     /// such as an app's config checks.
     public static func place(of field: String, inFileAt path: String) -> String? {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return nil }
-        return JSONDocument.place(of: field, in: [UInt8](data))
+        guard let bytes = FileReads.contents(of: path) else { return nil }
+        return JSONDocument.place(of: field, in: bytes)
     }
 }
 
