@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HAL
 import LibC
 
 /// A `Decoder` over one JSON document, read in place with ``JSONScanner``, that notes every field the decoded type
@@ -239,6 +240,15 @@ private func decodeScalar<Value>(
         guard let value = try? scanner.readBool() else { throw mismatch() }
         return value as? Value
     }
+    if Value.self == Seconds.self {
+        guard first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { throw mismatch() }
+        let token = try scanner.numberToken()
+        let text = String(decoding: UnsafeBufferPointer(rebasing: document.bytes[token.range]), as: UTF8.self)
+        guard let seconds = Seconds(decimalText: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath(), debugDescription: "\(text) s is not a whole number of nanoseconds within ±292 years"))
+        }
+        return seconds as? Value
+    }
     // Compared by identity first: asking every type whether it is a number costs a lookup of its conformances.
     guard let number = ScriptNumbers.type(Value.self) else { return nil }
     guard first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { throw mismatch() }
@@ -302,8 +312,14 @@ extension FixedWidthInteger {
             }
             return
         }
-        guard let value = Double(text), value.isFinite, value == value.rounded() else { return nil }
-        self.init(exactly: value)
+        // Exactly, from the text: never through `Double`, which holds 15 to 17 digits (a 20-digit seed lost its last).
+        guard let decimal = ExactDecimal(text), let magnitude = decimal.magnitude() else { return nil }
+        if decimal.negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            self.init(exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+        } else {
+            self.init(exactly: magnitude)
+        }
     }
 }
 

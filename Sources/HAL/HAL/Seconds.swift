@@ -1,0 +1,229 @@
+/// A time or a length of time written as decimal seconds in a scenario, a fault plan or a space file, held as whole
+/// nanoseconds: `1.118` is exactly 1,118,000,000 ns, so a bound compares exactly with the integer times of a run.
+///
+/// Files read through the project's JSON reader (scenarios, fault plans, space files) turn the number's decimal text
+/// into nanoseconds with no `Double` in between; a value with more than nine decimal places, or beyond `Int64`
+/// nanoseconds (about 292 years), is refused, naming the field. Another decoder (`JSONDecoder`) hands a `Double`,
+/// which is rounded to the nearest nanosecond: exact for any value of up to 15 significant digits. A `Seconds`
+/// encodes as a JSON number whose shortest text is its decimal value for the same range.
+public struct Seconds: Sendable, Hashable, Comparable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral
+{
+    /// The time in nanoseconds.
+    public var nanoseconds: Int64
+
+    /// Seconds of `nanoseconds` nanoseconds.
+    @inlinable
+    public init(nanoseconds: Int64) {
+        self.nanoseconds = nanoseconds
+    }
+
+    /// Whole seconds.
+    public init(integerLiteral value: Int64) {
+        nanoseconds = value.multipliedReportingOverflow(by: 1_000_000_000).overflow ? (value < 0 ? .min : .max) : value * 1_000_000_000
+    }
+
+    /// A literal such as `1.118`, taken by its shortest decimal text (for code and tests; files are read exactly).
+    public init(floatLiteral value: Double) {
+        self.init(rounding: value)
+    }
+
+    /// `seconds` rounded to the nearest nanosecond, held within `Int64`'s range (a `Double` from another decoder, or
+    /// a computed delay).
+    public init(rounding seconds: Double) {
+        let nanoseconds = (seconds * 1e9).rounded()
+        guard nanoseconds.isFinite else {
+            self.nanoseconds = nanoseconds > 0 ? .max : nanoseconds < 0 ? .min : 0
+            return
+        }
+        self.nanoseconds = Int64(exactly: nanoseconds) ?? (nanoseconds > 0 ? .max : .min)
+    }
+
+    /// The value of a JSON number's text (`1.118`, `-2`, `3e-3`) in whole nanoseconds; `nil` when it has a part
+    /// finer than a nanosecond or does not fit.
+    public init?(decimalText text: some StringProtocol) {
+        guard let decimal = ExactDecimal(text), let nanoseconds = decimal.scaled(by: 9) else { return nil }
+        self.nanoseconds = nanoseconds
+    }
+
+    /// Zero seconds.
+    public static let zero = Seconds(nanoseconds: 0)
+
+    /// The seconds as a duration.
+    public var duration: Duration { .nanoseconds(nanoseconds) }
+
+    /// The seconds as a `Double`, for arithmetic that is not compared (a plot's axis, a random draw's scale).
+    public var double: Double { Double(nanoseconds) / 1e9 }
+
+    /// Orders by time.
+    public static func < (lhs: Seconds, rhs: Seconds) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+
+    /// The exact decimal text, with no trailing zeros: `1.118`, `2`, `0.000000001`.
+    public var description: String {
+        let sign = nanoseconds < 0 ? "-" : ""
+        let magnitude = nanoseconds.magnitude
+        var fraction = String(magnitude % 1_000_000_000)
+        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+        while fraction.last == "0" { fraction.removeLast() }
+        return "\(sign)\(magnitude / 1_000_000_000)" + (fraction.isEmpty ? "" : ".\(fraction)")
+    }
+
+    /// The time for a message: exact, with at least the milliseconds (`1.118 s`, `2.000 s`, `1.118000001 s`).
+    public var message: String {
+        let sign = nanoseconds < 0 ? "-" : ""
+        let magnitude = nanoseconds.magnitude
+        var fraction = String(magnitude % 1_000_000_000)
+        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+        while fraction.count > 3, fraction.last == "0" { fraction.removeLast() }
+        return "\(sign)\(magnitude / 1_000_000_000).\(fraction) s"
+    }
+
+    /// A delay for a message, in milliseconds, exactly: `806 ms`, `80.1 ms`, `1128.000001 ms`.
+    public var millisecondsMessage: String {
+        let sign = nanoseconds < 0 ? "-" : ""
+        let magnitude = nanoseconds.magnitude
+        var fraction = String(magnitude % 1_000_000)
+        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        while fraction.last == "0" { fraction.removeLast() }
+        return "\(sign)\(magnitude / 1_000_000)" + (fraction.isEmpty ? "" : ".\(fraction)") + " ms"
+    }
+
+    /// Reads a number; see the type's description for how exact that is.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let whole = try? container.decode(Int64.self), !whole.multipliedReportingOverflow(by: 1_000_000_000).overflow {
+            self.init(nanoseconds: whole * 1_000_000_000)
+            return
+        }
+        let value = try container.decode(Double.self)
+        guard value.isFinite, abs(value) < 9.2e9 else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(value) seconds is out of range")
+        }
+        self.init(rounding: value)
+    }
+
+    /// Writes the seconds as a JSON number.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if nanoseconds % 1_000_000_000 == 0 {
+            try container.encode(nanoseconds / 1_000_000_000)
+        } else {
+            try container.encode(double)
+        }
+    }
+}
+
+extension Seconds {
+    /// Whole milliseconds.
+    public static func milliseconds(_ milliseconds: Int) -> Seconds {
+        let (product, overflow) = Int64(milliseconds).multipliedReportingOverflow(by: 1_000_000)
+        return Seconds(nanoseconds: overflow ? (milliseconds < 0 ? .min : .max) : product)
+    }
+
+    /// The time in milliseconds, rounded half away from zero.
+    public var roundedMilliseconds: Int {
+        let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        return Int(quotient) + (remainder >= 500_000 ? 1 : remainder <= -500_000 ? -1 : 0)
+    }
+
+    /// The difference, held at `Int64`'s ends rather than trapping.
+    public static func - (lhs: Seconds, rhs: Seconds) -> Seconds {
+        let (difference, overflow) = lhs.nanoseconds.subtractingReportingOverflow(rhs.nanoseconds)
+        return Seconds(nanoseconds: overflow ? (rhs.nanoseconds < 0 ? .max : .min) : difference)
+    }
+
+    /// The sum, held at `Int64`'s ends rather than trapping.
+    public static func + (lhs: Seconds, rhs: Seconds) -> Seconds {
+        let (sum, overflow) = lhs.nanoseconds.addingReportingOverflow(rhs.nanoseconds)
+        return Seconds(nanoseconds: overflow ? (rhs.nanoseconds > 0 ? .max : .min) : sum)
+    }
+}
+
+extension Timestamp {
+    /// The time `seconds` after this one, held at `Int64`'s ends.
+    public func adding(_ seconds: Seconds) -> Timestamp {
+        let (sum, overflow) = nanoseconds.addingReportingOverflow(seconds.nanoseconds)
+        return Timestamp(nanoseconds: overflow ? (seconds.nanoseconds > 0 ? .max : .min) : sum)
+    }
+
+    /// The seconds from this time to `later`, exactly (held at `Int64`'s ends).
+    public func seconds(to later: Timestamp) -> Seconds {
+        let (difference, overflow) = later.nanoseconds.subtractingReportingOverflow(nanoseconds)
+        return Seconds(nanoseconds: overflow ? (later.nanoseconds > nanoseconds ? .max : .min) : difference)
+    }
+}
+
+/// A JSON number's decimal text, read exactly: its sign, its significant digits and the power of ten that scales
+/// them. The one reader for integers (seeds, counts) and seconds that never goes through `Double`.
+public struct ExactDecimal: Sendable, Hashable {
+    /// Whether the number is below zero.
+    public var negative: Bool
+    /// The significant digits, most significant first, with no leading or trailing zeros (empty for zero).
+    public var digits: [UInt8]
+    /// The power of ten of the last digit.
+    public var exponent: Int
+
+    /// Reads JSON number text (`-12.50e3`); `nil` when it is not one.
+    public init?(_ text: some StringProtocol) {
+        var bytes = Array(text.utf8)[...]
+        negative = bytes.first == UInt8(ascii: "-")
+        if negative { bytes = bytes.dropFirst() }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        let integer = bytes.prefix(while: isDigit)
+        guard !integer.isEmpty else { return nil }
+        bytes = bytes.dropFirst(integer.count)
+        var fraction: ArraySlice<UInt8> = []
+        if bytes.first == UInt8(ascii: ".") {
+            fraction = bytes.dropFirst().prefix(while: isDigit)
+            guard !fraction.isEmpty else { return nil }
+            bytes = bytes.dropFirst(1 + fraction.count)
+        }
+        var power = 0
+        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            var exponentNegative = false
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                exponentNegative = sign == UInt8(ascii: "-")
+                bytes = bytes.dropFirst()
+            }
+            let exponentDigits = bytes.prefix(while: isDigit)
+            guard !exponentDigits.isEmpty, exponentDigits.count <= 6 else { return nil }
+            bytes = bytes.dropFirst(exponentDigits.count)
+            power = exponentDigits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            if exponentNegative { power = -power }
+        }
+        guard bytes.isEmpty else { return nil }
+        var all = (integer + fraction).map { $0 - UInt8(ascii: "0") }
+        var exponent = power - fraction.count
+        while all.last == 0 {
+            all.removeLast()
+            exponent += 1
+        }
+        let leading = all.prefix(while: { $0 == 0 }).count
+        all.removeFirst(leading)
+        self.digits = all
+        self.exponent = all.isEmpty ? 0 : exponent
+    }
+
+    /// The number times 10^`power` as an `Int64`, when that is a whole number that fits; `nil` otherwise.
+    public func scaled(by power: Int) -> Int64? {
+        guard let magnitude = magnitude(scaledBy: power) else { return nil }
+        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
+        return Int64(exactly: magnitude)
+    }
+
+    /// The magnitude times 10^`power` as a `UInt64`, when that is a whole number that fits; `nil` otherwise.
+    public func magnitude(scaledBy power: Int = 0) -> UInt64? {
+        if digits.isEmpty { return 0 }
+        let exponent = self.exponent + power
+        guard exponent >= 0, digits.count + exponent <= 20 else { return nil }
+        var value: UInt64 = 0
+        for digit in digits + [UInt8](repeating: 0, count: exponent) {
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return value
+    }
+}
