@@ -1,5 +1,5 @@
 public import HAL
-import TraceFormat
+public import TraceFormat
 /// One seeded fault to inject into a replay, described in a scenario or a trace URI's fault file.
 ///
 /// ```json
@@ -47,10 +47,10 @@ public struct Fault: Sendable, Hashable, Codable {
     public var kind: Kind
     /// The channel id, or every channel the kind applies to.
     public var channel: String?
-    /// The window's start, seconds after the first record.
-    public var from: Double?
-    /// The window's end, seconds after the first record.
-    public var to: Double?
+    /// The window's start, seconds after the first record (included).
+    public var from: Seconds?
+    /// The window's end, seconds after the first record (not included).
+    public var to: Seconds?
     /// Per-record probability, 0…1, for drop, spike, reorder, duplicate and corruptFrame.
     public var probability: Double?
     /// Records per loss, for drop.
@@ -64,7 +64,7 @@ public struct Fault: Sendable, Hashable, Codable {
 
     /// Creates a fault.
     public init(
-        _ kind: Kind, channel: String? = nil, from: Double? = nil, to: Double? = nil, probability: Double? = nil,
+        _ kind: Kind, channel: String? = nil, from: Seconds? = nil, to: Seconds? = nil, probability: Double? = nil,
         burst: Int? = nil, magnitude: Double? = nil, bearing: Double? = nil, factor: Double? = nil
     ) {
         self.kind = kind
@@ -84,8 +84,8 @@ public struct Fault: Sendable, Hashable, Codable {
     public static let screenChannel = "screen"
     /// The longest a `latency` or `jitter` fault's magnitude may be, in seconds: a day.
     public static let longestDelay: Double = 86_400
-    /// The furthest a window's `from` or `to` may be from the first record, in seconds (about 31 years).
-    public static let furthestTime: Double = 1e9
+    /// The furthest a window's `from` or `to` may be from the first record (about 31 years).
+    public static let furthestTime: Seconds = 1_000_000_000
 
     /// What is wrong with the fault's fields, naming them; `nil` when it is usable.
     public func problem() -> String? {
@@ -117,7 +117,12 @@ public struct Fault: Sendable, Hashable, Codable {
         if let burst, burst < 1 { return "burst: \(burst); expected 1 or more" }
         if kind == .rate, !((factor ?? 0) > 0 && (factor ?? 0) <= 100) { return "rate needs a factor above 0 and at most 100" }
         for (name, time) in [("from", from), ("to", to)] {
-            if let time, !(abs(time) <= Self.furthestTime) { return "\(name): \(time) s is out of range; at most \(Int(Self.furthestTime)) s either way" }
+            if let time, !(abs(time.nanoseconds) <= Self.furthestTime.nanoseconds) {
+                return "\(name): \(time) s is out of range; at most \(Self.furthestTime) s either way"
+            }
+        }
+        if let magnitude, kind == .latency, Seconds(rounding: magnitude).double != magnitude {
+            return "magnitude: \(magnitude) s is not a whole number of nanoseconds"
         }
         if let from, let to, !(from <= to) { return "from \(from) is after to \(to)" }
         if kind == .drop, probability == nil, from == nil, to == nil { return "drop needs a probability or a window (from, to)" }
@@ -131,6 +136,13 @@ public struct FaultPlan: Sendable, Hashable, Codable {
     public var seed: UInt64
     /// The faults, applied in order.
     public var faults: [Fault]
+    /// The file the plan was read from (``load(path:)``), for errors found later, such as a channel the run lacks;
+    /// not part of the plan's JSON.
+    public var file: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case seed, faults
+    }
 
     /// Creates a plan.
     public init(seed: UInt64, faults: [Fault]) {
@@ -140,14 +152,15 @@ public struct FaultPlan: Sendable, Hashable, Codable {
 
     /// Reads and checks a plan file (`{"seed": N, "faults": [...]}`); errors name the file and the fault.
     public static func load(path: String) throws -> FaultPlan {
-        let plan: FaultPlan = try ScriptFile.decode(path: path)
+        var plan: FaultPlan = try ScriptFile.decode(path: path)
         try plan.validate(file: path)
+        plan.file = path
         return plan
     }
 
     /// When the app's speaker goes, seconds after the first record: the earliest `disconnect` on
     /// ``Fault/speakerChannel``, or `nil`.
-    public var speakerDisconnect: Double? {
+    public var speakerDisconnect: Seconds? {
         faults.filter { $0.kind == .disconnect && $0.channel == Fault.speakerChannel }.compactMap(\.from).min()
     }
 
@@ -159,22 +172,35 @@ public struct FaultPlan: Sendable, Hashable, Codable {
         let delays = faults.filter { $0.kind == .latency }.compactMap(\.magnitude)
         let jitters = faults.filter { $0.kind == .jitter }.compactMap(\.magnitude)
         guard !delays.isEmpty || !jitters.isEmpty else { return nil }
-        func duration(_ seconds: Double) -> Duration { .nanoseconds(nanoseconds(seconds)) }
         let sigma = jitters.map { $0 * $0 }.reduce(0, +).squareRoot()
-        return SpeakerLatency(base: duration(delays.reduce(0, +)), jitter: duration(sigma), seed: seed)
+        let base = delays.map { Seconds(rounding: $0) }.reduce(.zero, +)
+        return SpeakerLatency(base: base.duration, jitter: .nanoseconds(nanoseconds(sigma)), seed: seed)
     }
 
     /// How slow the app's video screen is to show an opened video's first frame: the `latency` faults on
     /// ``Fault/screenChannel`` added up; `nil` when the plan has none.
     public var screenDelay: Duration? {
         let delays = faults.filter { $0.channel == Fault.screenChannel && $0.kind == .latency }.compactMap(\.magnitude)
-        return delays.isEmpty ? nil : .nanoseconds(nanoseconds(delays.reduce(0, +)))
+        return delays.isEmpty ? nil : delays.map { Seconds(rounding: $0) }.reduce(.zero, +).duration
     }
 
     /// Checks every fault, naming the first bad one.
     public func validate(file: String? = nil) throws {
         for (index, fault) in faults.enumerated() {
             if let problem = fault.problem() { throw ScriptError.located(file: file, "faults[\(index)]: \(problem)") }
+        }
+    }
+
+    /// Refuses a fault on a channel the run does not have (a misspelled `"wirst"` would otherwise be a fault that does
+    /// nothing, and a test of it would pass untested): `channels` are the inputs' ids, and the speaker and the screen
+    /// are always known. Errors name the plan's ``file``, the line, column and field, and the channels it could have
+    /// meant. Every replay with a plan makes this check (`TraceReplay`).
+    public func checkChannels(_ channels: [String]) throws(ScriptError) {
+        let known = channels + [Fault.speakerChannel, Fault.screenChannel]
+        for (index, fault) in faults.enumerated() {
+            guard let channel = fault.channel, !known.contains(channel) else { continue }
+            throw ScriptError.located(
+                file: file, "faults[\(index)].channel: the run has no channel '\(channel)'" + NameSuggestions.hint(channel, among: known, kind: "channels"))
         }
     }
 }

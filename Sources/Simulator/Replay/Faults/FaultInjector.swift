@@ -107,9 +107,9 @@ public struct FaultInjector: Sendable {
         let fault = scope.fault
         guard scope.channels[record.channel] else { return false }
         if fault.from != nil || fault.to != nil {
-            let seconds = scope.origin.duration(to: record.timestamp).seconds
-            if let from = fault.from, seconds < from { return false }
-            if let to = fault.to, seconds >= to { return false }
+            let offset = scope.origin.seconds(to: record.timestamp)
+            if let from = fault.from, offset < from { return false }
+            if let to = fault.to, offset >= to { return false }
         }
         switch fault.kind {
         case .drop, .reorder, .duplicate, .latency, .rate, .disconnect, .jitter: return true
@@ -198,14 +198,29 @@ public struct FaultInjector: Sendable {
             }
             if kept.count > pass.records.count { pass.keep(kept) }
         case .latency:
-            let delay = nanoseconds(fault.magnitude ?? 0)
+            let delay = Seconds(rounding: fault.magnitude ?? 0).nanoseconds
+            let caught = pass.records.indices.filter { applies(scope, to: pass.records[$0]) }
+            guard !caught.isEmpty, delay != 0 else { break }
             if pass.lateness.isEmpty { pass.lateness = Array(repeating: 0, count: pass.records.count) }
-            for index in pass.records.indices where applies(scope, to: pass.records[index]) {
-                pass.lateness[index] = pass.lateness[index].shifted(by: delay)
+            for index in caught { pass.lateness[index] = pass.lateness[index].shifted(by: delay) }
+            // Only the caught records move, and only later: each waits, in its order, behind the records after it
+            // that arrive before it does, and goes ahead of the first one that arrives at its time or later. The
+            // others keep their order, whatever faults came before (a reorder's swap, a jitter's delivery order).
+            var isCaught = [Bool](repeating: false, count: pass.records.count)
+            for index in caught { isCaught[index] = true }
+            func arrival(_ index: Int) -> Int64 { pass.records[index].timestamp.nanoseconds.shifted(by: pass.lateness[index]) }
+            var order: [Int] = [], waiting: [Int] = []
+            order.reserveCapacity(pass.records.count)
+            var head = 0
+            for index in pass.records.indices {
+                if isCaught[index] { waiting.append(index); continue }
+                while head < waiting.count, arrival(waiting[head]) <= arrival(index) {
+                    order.append(waiting[head])
+                    head += 1
+                }
+                order.append(index)
             }
-            // Arrival order, stable.
-            let arrivals = pass.records.indices.map { pass.records[$0].timestamp.nanoseconds.shifted(by: pass.lateness[$0]) }
-            let order = pass.records.indices.sorted { (arrivals[$0], $0) < (arrivals[$1], $1) }
+            order += waiting[head...]
             if !order.elementsEqual(pass.records.indices) { pass.keep(order) }
         case .rate:
             var out: [TraceRecord] = []

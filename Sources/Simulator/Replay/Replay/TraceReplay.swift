@@ -30,6 +30,9 @@ public struct TraceReplay: Sendable {
     /// Channels of one trace replayed as separate devices therefore keep their places against each other: a touch
     /// channel whose first tap is 5.5 s into a script taps 5.5 s after the replay starts, not at once.
     public let pacingOrigin: Timestamp
+    /// The first record of the included channels as recorded, before any fault: the zero from which a fault plan's
+    /// windows, a scenario's commands and windows, and an event log count. `nil` when nothing is replayed.
+    public let origin: Timestamp?
 
     /// Prepares a replay. Throws when the channel filter names a channel the trace lacks
     /// or the options are out of range.
@@ -46,12 +49,18 @@ public struct TraceReplay: Sendable {
         if let loops = options.loops, loops < 1 {
             throw TraceError(.invalidValue, file: trace.path, line: 0, "a replay plays at least once")
         }
+        if let plan = options.faults {
+            do throws(ScriptError) { try plan.checkChannels(trace.header.channels.map(\.id)) } catch {
+                throw TraceError(.unknownChannel, file: error.file, line: 0, error.message)
+            }
+        }
         self.trace = trace
         self.options = options
         let included = trace.header.channels.map { options.channels?.contains($0.id) ?? true }
         let from = (trace.start ?? .zero).advanced(by: options.startOffset)
         pacingOrigin = from
         let ordered = Self.ordered(trace, included: included, from: from)
+        origin = ordered.first?.timestamp
         if let plan = options.faults {
             (pass, arrivals) = FaultInjector(plan: plan, header: trace.header).arrivals(of: ordered)
         } else {
@@ -84,7 +93,7 @@ public struct TraceReplay: Sendable {
         return selected.map(\.record)
     }
 
-    /// The time of the first record delivered.
+    /// The time of the first record delivered: after a fault plan, not always ``origin``.
     public var firstTimestamp: Timestamp? { pass.first?.timestamp }
 
     /// Delivers every record synchronously, as fast as possible, whatever the pacing option.
