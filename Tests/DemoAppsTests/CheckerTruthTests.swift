@@ -108,15 +108,15 @@ import TraceFormat
 
         /// What a person feels, worked out from the fault plan's deliveries.
         struct Truth {
-            /// The log's zero: the first delivered record's timestamp.
+            /// The log's zero: the trace's first record, as recorded (faults do not move it).
             var start: Timestamp
             /// Each delivered release: when it happened at the device and when it was delivered.
             var releases: [(device: Timestamp, delivered: Timestamp)]
             /// Each answer's time, in order.
             var answers: [Timestamp]
-            /// The worst response from the device's time and from the delivery.
-            var worst: Double
-            var worstFromDelivery: Double
+            /// The worst response from the device's time and from the delivery, in whole nanoseconds.
+            var worst: Seconds
+            var worstFromDelivery: Seconds
         }
 
         var truth: Truth {
@@ -130,9 +130,9 @@ import TraceFormat
                 }
             }
             let answers = releases.map { $0.delivered + delay }
-            let worst = zip(releases, answers).map { $0.device.duration(to: $1).seconds }.max() ?? 0
-            let worstFromDelivery = zip(releases, answers).map { $0.delivered.duration(to: $1).seconds }.max() ?? 0
-            return Truth(start: deliveries.first!.record.timestamp, releases: releases, answers: answers, worst: worst,
+            let worst = zip(releases, answers).map { $0.device.seconds(to: $1) }.max() ?? .zero
+            let worstFromDelivery = zip(releases, answers).map { $0.delivered.seconds(to: $1) }.max() ?? .zero
+            return Truth(start: trace.records.map(\.timestamp).min()!, releases: releases, answers: answers, worst: worst,
                          worstFromDelivery: worstFromDelivery)
         }
 
@@ -144,37 +144,44 @@ import TraceFormat
 
     static let release = EventMatcher(event: "input:touch", with: ["phase": "release"])
     static let answer = EventMatcher(event: "answer")
-    static let epsilon = 0.0001
+    /// The step either side of the truth: one nanosecond, the finest a time can differ.
+    static let epsilon = Seconds(nanoseconds: 1)
     static let seeds: [UInt64] = Array(1...100)
 
-    /// Every release answered within the bound: fails at the true worst − ε, passes at + ε, and reports the worst.
+    /// Every release answered within the bound: fails at the true worst − 1 ns, passes on it and at + 1 ns, and
+    /// reports the worst exactly.
     @Test(arguments: seeds) func aResponseCheckFlipsAtTheTrueWorstCase(seed: UInt64) async throws {
         let run = Case.generated(seed: seed)
         let truth = run.truth
         try #require(!truth.releases.isEmpty, "\(run)")
         var fromDelivery = EventExpectation.response(each: Self.release, then: Self.answer, within: truth.worstFromDelivery + Self.epsilon)
         fromDelivery.inputTime = .delivery
+        var onDelivery = fromDelivery
+        onDelivery.within = truth.worstFromDelivery
+        var belowDelivery = fromDelivery
+        belowDelivery.within = truth.worstFromDelivery - Self.epsilon
         let verdicts = try await run.verdicts([
             .response(each: Self.release, then: Self.answer, within: truth.worst - Self.epsilon),
             .response(each: Self.release, then: Self.answer, within: truth.worst + Self.epsilon),
             fromDelivery,
+            .response(each: Self.release, then: Self.answer, within: truth.worst),
+            onDelivery,
+            belowDelivery,
         ])
-        #expect(!verdicts[0].passed, "\(run): \(verdicts[0].line)")
-        #expect(verdicts[1].passed, "\(run): \(verdicts[1].line)")
-        #expect(verdicts[1].line.contains("worst \(Int((truth.worst * 1000).rounded())) ms"), "\(run): \(verdicts[1].line)")
-        #expect(verdicts[2].passed, "\(run): \(verdicts[2].line)")
+        #expect(verdicts.map(\.passed) == [false, true, true, true, true, false], "\(run): \(verdicts.map(\.line))")
+        #expect(verdicts[1].line.contains("worst \(truth.worst.millisecondsMessage) after"), "\(run): \(verdicts[1].line)")
     }
 
-    /// No answer without a release before it within the bound: fails at the true worst − ε, passes at + ε.
+    /// No answer without a release before it within the bound: fails at the true worst − 1 ns, passes on it and + 1 ns.
     @Test(arguments: seeds) func aCauseCheckFlipsAtTheTrueWorstCase(seed: UInt64) async throws {
         let run = Case.generated(seed: seed)
         let truth = run.truth
         let verdicts = try await run.verdicts([
             .cause(never: Self.answer, without: Self.release, within: truth.worst - Self.epsilon),
             .cause(never: Self.answer, without: Self.release, within: truth.worst + Self.epsilon),
+            .cause(never: Self.answer, without: Self.release, within: truth.worst),
         ])
-        #expect(!verdicts[0].passed, "\(run): \(verdicts[0].line)")
-        #expect(verdicts[1].passed, "\(run): \(verdicts[1].line)")
+        #expect(verdicts.map(\.passed) == [false, true, true], "\(run): \(verdicts.map(\.line))")
     }
 
     /// An answer in a window, none in a window, and a count: each flips when the bound crosses the truth.
@@ -182,19 +189,21 @@ import TraceFormat
         let run = Case.generated(seed: seed)
         let truth = run.truth
         try #require(!truth.answers.isEmpty, "\(run)")
-        let first = truth.start.duration(to: truth.answers[0]).seconds
+        let first = truth.start.seconds(to: truth.answers[0])
         let e = Self.epsilon
         let verdicts = try await run.verdicts([
             EventExpectation(event: "answer", between: [first - e, first + 0.1]),
             EventExpectation(event: "answer", between: [first + e, first + 0.1]),
             EventExpectation(no: "answer", between: [first + e, first + 0.1]),
             EventExpectation(no: "answer", between: [first - e, first + 0.1]),
+            EventExpectation(event: "answer", between: [first, first]),
+            EventExpectation(event: "answer", between: [first - 1, first - e]),
             EventExpectation(event: "answer", count: truth.answers.count),
             EventExpectation(event: "answer", count: truth.answers.count + 1),
             EventExpectation(event: "answer", count: truth.answers.count - 1),
             EventExpectation(event: "input:touch", with: ["phase": "release"], count: truth.releases.count),
         ])
-        #expect(verdicts.map(\.passed) == [true, false, true, false, true, false, false, true], "\(run): \(verdicts.map(\.line))")
+        #expect(verdicts.map(\.passed) == [true, false, true, false, true, false, true, false, false, true], "\(run): \(verdicts.map(\.line))")
     }
 
     /// Spans follow the run's order: `a`, emitted before `goal` at the same time, is outside `goal` … `restart`; `b`,
@@ -225,9 +234,9 @@ import TraceFormat
         run.trace = Trace(header: TraceHeader(channels: channels), records: records)
         run.delay = .zero
         let bound = EventExpectation.response(each: Self.release, then: Self.answer, within: 0.5)
-        for (latency, verdict) in [(0.51, "FAIL every input:touch{phase=release} followed by answer within 0.5 s: 1 of 1 too late; worst 510 ms"),
-                                   (0.3, "PASS every input:touch{phase=release} followed by answer within 0.5 s: worst 300 ms"),
-                                   (0.5, "PASS every input:touch{phase=release} followed by answer within 0.5 s: worst 500 ms")] {
+        for (latency, verdict) in [(0.51, "FAIL every input:touch{phase=release} followed by answer within 0.500 s: 1 of 1 too late; worst 510 ms"),
+                                   (0.3, "PASS every input:touch{phase=release} followed by answer within 0.500 s: worst 300 ms"),
+                                   (0.5, "PASS every input:touch{phase=release} followed by answer within 0.500 s: worst 500 ms")] {
             run.plan = FaultPlan(seed: 1, faults: [Fault(.latency, channel: "touch", magnitude: latency)])
             let line = try await run.verdicts([bound])[0].line
             #expect(line.hasPrefix(verdict), "\(line)")

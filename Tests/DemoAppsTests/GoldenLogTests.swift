@@ -44,7 +44,7 @@ import TestSupport
         let run = try await runProcess(halExecutable, ["run", "explorer", folder + "/broken.run.json", "--check"], timeout: 60)
         #expect(run.status == 1)
         #expect(run.output.contains(
-            "check: FAIL place.arrived{place=clock-tower} between 120.0 s and 180.0 s: happened only outside the window, at 233.0 s"))
+            "check: FAIL place.arrived{place=clock-tower} between 120.000 s and 180.000 s: happened only outside the window, at 233.000 s"))
         #expect(run.output.contains("check: 1 of 22 expectations failed"))
     }
 
@@ -56,13 +56,13 @@ import TestSupport
             .write(toFile: folder + "/slow.json", atomically: true, encoding: .utf8)
         let failures: [(app: String, base: String, line: String)] = [
             ("viewer", "traces/viewer/school",
-             "check: FAIL every sound.played followed by speaker.started within 0.5 s: 2 of 2 too late; worst 800 ms after the one at 4.6 s, of 2"),
+             "check: FAIL every sound.played followed by speaker.started within 0.500 s: 2 of 2 too late; worst 800 ms after the one at 4.580 s, of 2"),
             // 4 of 4: the last bar.spoken comes just after the speaker started an earlier word at the same millisecond,
             // which is no answer to it (the run's order, docs/apps.md); a check by timestamps alone counted it.
             ("talkboard", "traces/talkboard/session",
-             "check: FAIL every bar.spoken followed by speaker.started within 0.1 s: 4 of 4 too late; worst 800 ms after the one at 4.3 s, of 4"),
+             "check: FAIL every bar.spoken followed by speaker.started within 0.100 s: 4 of 4 too late; worst 800 ms after the one at 4.280 s, of 4"),
             ("trainer", "traces/trainer/facial-fun",
-             "check: FAIL every answer.correct followed by speaker.started{clip=sounds/click.wav} within 0.5 s: 4 of 4 too late; worst 1400 ms after the one at 47.1 s, of 4"),
+             "check: FAIL every answer.correct followed by speaker.started{clip=sounds/click.wav} within 0.500 s: 4 of 4 too late; worst 1400 ms after the one at 47.080 s, of 4"),
         ]
         // A slow screen (Prep REQ5's 1 s for a video).
         try #"{"seed": 3, "faults": [{"kind": "latency", "channel": "screen", "magnitude": 1.5}]}"#
@@ -71,13 +71,13 @@ import TestSupport
             halExecutable, ["run", "viewer", packageRoot + "/traces/viewer/school.run.json", "--check", "--faults", folder + "/slow-screen.json"], timeout: 60)
         #expect(slowScreen.status == 1, "\(slowScreen.output)")
         #expect(slowScreen.output.contains(
-            "check: FAIL every video.opened followed by screen.started within 1.0 s: 1 of 1 too late; worst 1500 ms after the one at 14.6 s, of 1"),
+            "check: FAIL every video.opened followed by screen.started within 1.000 s: 1 of 1 too late; worst 1500 ms after the one at 14.580 s, of 1"),
             "\(slowScreen.output)")
         // The pause a second after the tap falls in the delay: the screen reports it at once, but the soundtrack,
         // which waits for the first frame, had not started, so it has no pause to report. No other check fails.
-        #expect(slowScreen.output.contains("check: PASS every video.paused followed by screen.paused within 0.5 s"), "\(slowScreen.output)")
+        #expect(slowScreen.output.contains("check: PASS every video.paused followed by screen.paused within 0.500 s"), "\(slowScreen.output)")
         #expect(slowScreen.output.contains(
-            "check: FAIL every video.paused followed by speaker.paused{clip=clips/hall-tour.wav} within 0.5 s: video.paused at 15.6 s was never followed"),
+            "check: FAIL every video.paused followed by speaker.paused{clip=clips/hall-tour.wav} within 0.500 s: video.paused at 15.580 s was never followed"),
             "\(slowScreen.output)")
         #expect(slowScreen.output.contains("check: 2 of 29 expectations failed"), "\(slowScreen.output)")
         try #"{"seed": 3, "faults": [{"kind": "drop", "channel": "screen", "probability": 0.5}]}"#

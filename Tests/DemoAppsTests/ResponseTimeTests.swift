@@ -17,12 +17,12 @@ import TestSupport
         let events = [Self.event(1, "answer.correct"), Self.event(1.4, "feedback"), Self.event(5, "answer.wrong"), Self.event(6.5, "feedback")]
         let expectation = EventExpectation.response(each: EventMatcher(event: "answer.*"), then: EventMatcher(event: "feedback"), within: 2)
         let passed = expectation.check(events, start: .zero)
-        #expect(passed.line == "PASS every answer.* followed by feedback within 2.0 s: worst 1500 ms after the one at 5.0 s, of 2")
+        #expect(passed.line == "PASS every answer.* followed by feedback within 2.000 s: worst 1500 ms after the one at 5.000 s, of 2")
         var strict = expectation
         strict.within = 1
-        #expect(strict.check(events, start: .zero).line == "FAIL every answer.* followed by feedback within 1.0 s: 1 of 2 too late; worst 1500 ms after the one at 5.0 s, of 2")
+        #expect(strict.check(events, start: .zero).line == "FAIL every answer.* followed by feedback within 1.000 s: 1 of 2 too late; worst 1500 ms after the one at 5.000 s, of 2")
         let unanswered = expectation.check(events + [Self.event(9, "answer.correct")], start: .zero)
-        #expect(unanswered.line == "FAIL every answer.* followed by feedback within 2.0 s: answer.* at 9.0 s was never followed by feedback")
+        #expect(unanswered.line == "FAIL every answer.* followed by feedback within 2.000 s: answer.* at 9.000 s was never followed by feedback")
     }
 
     @Test func noEffectWithoutACauseEachCausePairedOnce() {
@@ -31,12 +31,12 @@ import TestSupport
         let release = { (seconds: Double) in Self.event(seconds, "input:touch", ["phase": .string("release")]) }
         // Same-time cause and effect: the cause counts as before.
         #expect(expectation.check([release(1), Self.event(1, "sound.played"), release(3), Self.event(3.3, "sound.played")], start: .zero).line
-            == "PASS no sound.played without input:touch{phase=release} before it within 0.5 s: worst 300 ms, at 3.3 s, of 2")
+            == "PASS no sound.played without input:touch{phase=release} before it within 0.500 s: worst 300 ms, at 3.300 s, of 2")
         // One tap does not answer two sounds.
         #expect(expectation.check([release(1), Self.event(1.1, "sound.played"), Self.event(1.2, "sound.played")], start: .zero).line
-            == "FAIL no sound.played without input:touch{phase=release} before it within 0.5 s: sound.played at 1.2 s had no input:touch{phase=release} before it")
+            == "FAIL no sound.played without input:touch{phase=release} before it within 0.500 s: sound.played at 1.200 s had no input:touch{phase=release} before it")
         #expect(expectation.check([release(1), Self.event(1.7, "sound.played")], start: .zero).line
-            == "FAIL no sound.played without input:touch{phase=release} before it within 0.5 s: sound.played at 1.7 s came 700 ms after its input:touch{phase=release}")
+            == "FAIL no sound.played without input:touch{phase=release} before it within 0.500 s: sound.played at 1.700 s came 700 ms after its input:touch{phase=release}")
         // A press is not a release.
         #expect(!expectation.check([Self.event(1, "input:touch", ["phase": .string("press")]), Self.event(1, "sound.played")], start: .zero).passed)
     }
@@ -65,6 +65,6 @@ import TestSupport
         let late = FaultPlan(seed: 1, faults: [Fault(.latency, channel: "touch", magnitude: 0.8)])
         let result = try await scenario.run(catalog: catalog, outputs: .devices, faults: late)
         let failed = result.expectations.filter { !$0.passed }.map(\.line)
-        #expect(failed.contains("FAIL no sound.played without input:touch{phase=release} before it within 0.5 s: sound.played at 5.4 s came 800 ms after its input:touch{phase=release}"), "\(failed)")
+        #expect(failed.contains("FAIL no sound.played without input:touch{phase=release} before it within 0.500 s: sound.played at 5.380 s came 800 ms after its input:touch{phase=release}"), "\(failed)")
     }
 }

@@ -127,7 +127,7 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         var log = await runner.start(at: at(0))
         log += await runner.feed(.command(AppCommand(timestamp: at(1), action: "go")))
         log += await runner.feed(.tick(at(5)))
-        // "a" ends and "b" starts at 1.5 s, in one batch; the stop that answers "a" ending comes after both.
+        // "a" ends and "b" starts at 1.500 s, in one batch; the stop that answers "a" ending comes after both.
         #expect(log.map { EventLog.line($0, start: at(0)) } == [
             "    1.000 speaker.started clip=a latency=0.0", "    1.500 speaker.finished clip=a",
             "    1.500 speaker.started clip=b latency=0.5", "    1.500 speaker.stopped clip=b",
@@ -151,10 +151,10 @@ final class FailingSpeaker: Speaker, @unchecked Sendable {
         let events = [AppEvent(timestamp: at(5), name: "a", attributes: ["k": .string("v")]), AppEvent(timestamp: at(9), name: "b")]
         #expect(EventExpectation(event: "a", with: ["k": "v"], between: [4, 6]).check(events, start: .zero).passed)
         #expect(EventExpectation(event: "a", between: [6, 8]).check(events, start: .zero).line
-            == "FAIL a between 6.0 s and 8.0 s: happened only outside the window, at 5.0 s")
-        #expect(EventExpectation(no: "b").check(events, start: .zero).line == "FAIL no b: found 1, at 9.0 s")
+            == "FAIL a between 6.000 s and 8.000 s: happened only outside the window, at 5.000 s")
+        #expect(EventExpectation(no: "b").check(events, start: .zero).line == "FAIL no b: found 1, at 9.000 s")
         #expect(EventExpectation(event: "c").check(events, start: .zero).line == "FAIL c: never happened")
-        #expect(EventExpectation(event: "a", count: 2).check(events, start: .zero).line == "FAIL a exactly 2×: found 1, at 5.0 s")
+        #expect(EventExpectation(event: "a", count: 2).check(events, start: .zero).line == "FAIL a exactly 2×: found 1, at 5.000 s")
         let span = EventExpectation.Span(from: EventMatcher(event: "a"), to: EventMatcher(event: "b"))
         #expect(!EventExpectation(no: "a", during: span).check(events, start: .zero).passed)
         #expect(throws: AppConfigError(field: "expect[0]", "give exactly one of 'event' and 'no'")) {

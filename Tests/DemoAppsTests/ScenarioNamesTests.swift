@@ -90,8 +90,8 @@ let heartRateKind = KindDescription(
             EventExpectation(no: "ball.moved", during: span),
             EventExpectation(event: "ball.moved", during: span, count: 1),
         ])
-        // The first ball.moved comes before goal.reached at 0.5 s, outside; the one at the restart is inside.
-        #expect(results[0].line == "FAIL no ball.moved during goal.reached … game.restarted: found 1, at 1.5 s", "\(results[0].line)")
+        // The first ball.moved comes before goal.reached at 0.500 s, outside; the one at the restart is inside.
+        #expect(results[0].line == "FAIL no ball.moved during goal.reached … game.restarted: found 1, at 1.500 s", "\(results[0].line)")
         #expect(results[1].passed, "\(results[1].line)")
     }
 

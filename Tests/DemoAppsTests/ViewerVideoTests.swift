@@ -110,8 +110,8 @@ import TestSupport
             "4.68 video.closed frames=17 hotspot=film reason=finished",
             "4.68 view.facing pitch=0 yaw=0",
         ])
-        // 11 frames to the pause, the frame at 5.4 s shown by the seek, and the 5 after it, the first 0.1 s after the
-        // play; the soundtrack starts at 5.4 s, so it ends with the frames.
+        // 11 frames to the pause, the frame at 5.400 s shown by the seek, and the 5 after it, the first 0.100 s after the
+        // play; the soundtrack starts at 5.400 s, so it ends with the frames.
     }
 
     @Test func theExitTabLeavesFromTheVideoAndTheHomePageTakesNothingMore() async throws {
@@ -206,14 +206,14 @@ import TestSupport
         #expect(names(log).suffix(5) == ["sound.played", "experience.completed", "sound.stopped", "congratulations.acknowledged", "home.shown"])
     }
 
-    /// Prep REQ5: a video starts within 1 s of the tap. A screen that takes 1.5 s fails the check, saying so.
+    /// Prep REQ5: a video starts within 1 s of the tap. A screen that takes 1.500 s fails the check, saying so.
     @Test func aSlowScreenFailsTheVideoResponseCheck() async throws {
         let folder = try Self.clips()
         let check = EventExpectation.response(each: EventMatcher(event: "video.opened"), then: EventMatcher(event: "screen.started"), within: 1)
         let fast = await Self.run(try Self.viewer(folder: folder), tap(1, Self.film, 0.5), until: 9)
-        #expect(check.check(fast, start: .zero).line == "PASS every video.opened followed by screen.started within 1.0 s: worst 0 ms after the one at 1.1 s, of 1")
+        #expect(check.check(fast, start: .zero).line == "PASS every video.opened followed by screen.started within 1.000 s: worst 0 ms after the one at 1.080 s, of 1")
         let slow = await Self.run(try Self.viewer(folder: folder), tap(1, Self.film, 0.5), until: 9, screen: VideoFileScreen(startDelay: .milliseconds(1500)))
         #expect(check.check(slow, start: .zero).line
-            == "FAIL every video.opened followed by screen.started within 1.0 s: 1 of 1 too late; worst 1500 ms after the one at 1.1 s, of 1")
+            == "FAIL every video.opened followed by screen.started within 1.000 s: 1 of 1 too late; worst 1500 ms after the one at 1.080 s, of 1")
     }
 }

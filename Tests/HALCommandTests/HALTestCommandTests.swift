@@ -137,7 +137,7 @@ import TestSupport
         let broken = try #require(cases.first { $0[0].hasSuffix("broken.run.json") })
         // One failure per failed expectation.
         #expect(broken[2] == "failed" && broken.count == 5, "\(broken)")
-        #expect(broken[3].hasPrefix("FAIL place.arrived{place=clock-tower} between 120.0 s and 180.0 s"))
+        #expect(broken[3].hasPrefix("FAIL place.arrived{place=clock-tower} between 120.000 s and 180.000 s"))
         #expect(broken[4].hasPrefix("FAIL message.read{place=clock-tower} exactly 3×"))
         let bad = try #require(cases.first { $0[0].hasSuffix("bad.run.json") })
         #expect(bad[2] == "failed" && bad[3].contains("bad.run.json") && bad[3].contains("config"), "\(bad)")

@@ -1,3 +1,5 @@
+public import HAL
+
 /// A QA scenario for `hal run`: which app, its config, the input traces or scripts, scripted user
 /// commands, and expectations to check.
 ///
@@ -18,7 +20,7 @@ public struct AppScenario: Sendable, Hashable, Codable {
     /// User commands at times, seconds after the first input.
     public var commands: [ScriptedCommand]?
     /// Seconds after the first input up to which timers fire; the last input's time when absent.
-    public var end: Double?
+    public var end: Seconds?
     /// What must hold.
     public var expect: [EventExpectation]?
     /// A fault plan file injected into the inputs (`docs/faults.md`), relative to the scenario.
@@ -32,14 +34,14 @@ public struct AppScenario: Sendable, Hashable, Codable {
     /// A user command at a time.
     public struct ScriptedCommand: Sendable, Hashable, Codable {
         /// Seconds after the first input.
-        public var at: Double
+        public var at: Seconds
         /// The action.
         public var action: String
         /// Its arguments.
         public var with: [String: String]?
 
         /// Creates a scripted command.
-        public init(at: Double, action: String, with: [String: String]? = nil) {
+        public init(at: Seconds, action: String, with: [String: String]? = nil) {
             self.at = at
             self.action = action
             self.with = with
@@ -49,10 +51,10 @@ public struct AppScenario: Sendable, Hashable, Codable {
     /// Checks the scenario's own fields, naming the first bad one.
     public func validate() throws(AppConfigError) {
         if inputs.isEmpty { throw AppConfigError(field: "inputs", "give at least one trace or script") }
-        for (index, command) in (commands ?? []).enumerated() where !(command.at >= 0) {
+        for (index, command) in (commands ?? []).enumerated() where command.at < .zero {
             throw AppConfigError(field: "commands[\(index)].at", "\(command.at); expected 0 or more seconds")
         }
-        if let end, !(end >= 0) { throw AppConfigError(field: "end", "\(end); expected 0 or more seconds") }
+        if let end, end < .zero { throw AppConfigError(field: "end", "\(end); expected 0 or more seconds") }
         for (index, expectation) in (expect ?? []).enumerated() {
             try expectation.validate(field: "expect[\(index)]")
         }

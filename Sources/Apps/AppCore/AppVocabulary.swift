@@ -1,3 +1,5 @@
+import HAL
+
 /// The names an app can produce and take: its events and its commands' actions, so that a scenario that names one it
 /// never emits or takes (a typo) is refused before the run, with the names it could have meant.
 ///
@@ -8,11 +10,16 @@ public struct AppVocabulary: Sendable, Hashable {
     public var events: Set<String>
     /// The actions of the commands the app takes.
     public var commands: Set<String>
+    /// The attributes each event carries, by event name: a scenario that asks an event declared here for another
+    /// attribute (`place.arrived{plcae=…}`) is refused before the run. An event not listed here has its attributes
+    /// taken on trust.
+    public var attributes: [String: Set<String>]
 
-    /// A vocabulary.
-    public init(events: Set<String>, commands: Set<String> = []) {
+    /// A vocabulary: the events, the commands, and the attributes of the events that declare them.
+    public init(events: Set<String>, commands: Set<String> = [], attributes: [String: Set<String>] = [:]) {
         self.events = events
         self.commands = commands
+        self.attributes = attributes
     }
 
     /// What ``AppRunner`` logs beside the app's events: the speaker's and the screen's playback, a storage's
@@ -77,34 +84,21 @@ public struct RunDeclarations: Sendable {
                 let all = events.union(AppVocabulary.runnerEvents)
                 throw AppConfigError(field: nameField, "the app never emits '\(name)'" + Self.hint(name, among: all, kind: "events"))
             }
-        }
-    }
-
-    /// `; did you mean …?` with the closest names, or the whole list when it is short.
-    static func hint(_ name: String, among names: some Collection<String>, kind: String) -> String {
-        let closest = names.map { (name: $0, distance: editDistance(name.lowercased(), $0.lowercased())) }
-            .filter { $0.distance <= max(2, name.count / 3) }
-            .sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }
-            .prefix(3).map(\.name)
-        if !closest.isEmpty { return "; did you mean \(closest.map { "'\($0)'" }.joined(separator: " or "))?" }
-        if names.isEmpty { return "; it has none" }
-        if names.count <= 12 { return "; the \(kind) are \(names.sorted().joined(separator: ", "))" }
-        return ""
-    }
-
-    /// The Levenshtein distance between two names.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + [Int](repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            // Every event the name covers must declare its attributes for a misspelled one to be told apart.
+            let covered = wildcard ? events.filter { $0.hasPrefix(name.dropLast()) } : [name]
+            let declared = covered.map { vocabulary?.attributes[$0] }
+            guard !covered.isEmpty, !declared.contains(where: { $0 == nil }) else { return }
+            let attributes = declared.compactMap { $0 }.reduce(into: Set<String>()) { $0.formUnion($1) }
+            for key in (matcher.with ?? [:]).keys.sorted() where !attributes.contains(key) {
+                throw AppConfigError(
+                    field: "\(withField).\(key)",
+                    "\(name) events never carry '\(key)'" + Self.hint(key, among: attributes, kind: "attributes"))
             }
-            previous = current
         }
-        return previous[b.count]
+    }
+
+    static func hint(_ name: String, among names: some Collection<String>, kind: String) -> String {
+        NameSuggestions.hint(name, among: names, kind: kind)
     }
 }
 

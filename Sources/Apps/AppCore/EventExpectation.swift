@@ -28,13 +28,12 @@ public struct EventMatcher: Sendable, Hashable, Codable {
     /// Whether an attribute's value is the text `wanted`: as it prints, or as a number of the same value.
     static func value(_ value: AppEventValue, is wanted: String) -> Bool {
         if value.description == wanted { return true }
-        let number: Double
         switch value {
-        case .int(let integer): number = Double(integer)
-        case .double(let double): number = double
+        // An integer is compared with the text's exact value, never through `Double`.
+        case .int(let integer): return ExactDecimal(wanted)?.scaled(by: 0) == Int64(exactly: integer)
+        case .double(let double): return Double(wanted).map { $0 == double } ?? false
         case .string, .bool: return false
         }
-        return Double(wanted).map { $0 == number } ?? false
     }
 
     /// Whether an event named `name` can match: the name part of ``matches(_:)``.
@@ -62,9 +61,12 @@ public struct EventMatcher: Sendable, Hashable, Codable {
 /// and `count` (exactly that many).
 ///
 /// Response times: `{"each": X, "then": Y, "within": S}` says every X is followed by a Y within S seconds (the first
-/// Y at or after X); `{"never": Y, "without": X}` says no Y comes without an X at or before it, each X answering at
-/// most one Y (the latest one not yet used), and with `"within": S` no more than S seconds before it. Both report
-/// the worst case found. X and Y are matchers, so they may name inputs: `{"event": "input:touch", "with":
+/// Y after X); `{"never": Y, "without": X}` says no Y comes without an X before it (never itself), each X answering
+/// at most one Y (the latest one not yet used), and with `"within": S` no more than S seconds before it. Both report
+/// the worst case found. Every bound is inclusive and exact: times are whole nanoseconds, and so are the bounds
+/// (``Seconds``). When what a form is about never happens (no X for `each`, no Y for `never`, nothing in a window or
+/// span for `no`), it holds and says so; forms that say something must happen (`event`, `count`) fail.
+/// `docs/apps.md` ("How expectations are checked") has the rules, each with a test at its edge. X and Y are matchers, so they may name inputs: `{"event": "input:touch", "with":
 /// {"phase": "release"}}` is a tap.
 ///
 /// Every form follows the run's order (``EventTimeline``): a span runs from its `from` entry to the next `to` entry in
@@ -78,8 +80,8 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     public var no: String?
     /// Attributes that must match.
     public var with: [String: String]?
-    /// The window, in seconds after the run's start.
-    public var between: [Double]?
+    /// The window, in seconds after the run's start (both ends included, compared in whole nanoseconds).
+    public var between: [Seconds]?
     /// Only inside these spans.
     public var during: Span?
     /// Exactly this many matching events.
@@ -88,8 +90,8 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     public var each: EventMatcher?
     /// …is followed by one of these…
     public var then: EventMatcher?
-    /// …within this many seconds (also the limit of `never`/`without`).
-    public var within: Double?
+    /// …within this many seconds, this bound included (also the limit of `never`/`without`).
+    public var within: Seconds?
     /// Response time: none of these…
     public var never: EventMatcher?
     /// …without one of these before it.
@@ -123,7 +125,7 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     /// Creates an expectation.
     public init(
         event: String? = nil, no: String? = nil, with: [String: String]? = nil,
-        between: [Double]? = nil, during: Span? = nil, count: Int? = nil
+        between: [Seconds]? = nil, during: Span? = nil, count: Int? = nil
     ) {
         self.event = event
         self.no = no
@@ -134,7 +136,7 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     }
 
     /// Every `each` followed by a `then` within `within` seconds.
-    public static func response(each: EventMatcher, then: EventMatcher, within: Double) -> EventExpectation {
+    public static func response(each: EventMatcher, then: EventMatcher, within: Seconds) -> EventExpectation {
         var expectation = EventExpectation()
         expectation.each = each
         expectation.then = then
@@ -143,7 +145,7 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     }
 
     /// No `never` without a `without` before it, within `within` seconds when given.
-    public static func cause(never: EventMatcher, without: EventMatcher, within: Double? = nil) -> EventExpectation {
+    public static func cause(never: EventMatcher, without: EventMatcher, within: Seconds? = nil) -> EventExpectation {
         var expectation = EventExpectation()
         expectation.never = never
         expectation.without = without
@@ -166,7 +168,7 @@ public struct EventExpectation: Sendable, Hashable, Codable {
         guard forms == 1 else {
             throw AppConfigError(field: field, "give one of 'event', 'no', 'each' with 'then' and 'within', or 'never' with 'without'")
         }
-        if let within, !(within >= 0 && within.isFinite) { throw AppConfigError(field: "\(field).within", "\(within); expected 0 or more seconds") }
+        if let within, within < .zero { throw AppConfigError(field: "\(field).within", "\(within); expected 0 or more seconds") }
         if each != nil || then != nil || never != nil || without != nil {
             if each != nil, then == nil { throw AppConfigError(field: "\(field).then", "'each' needs 'then'") }
             if then != nil, each == nil { throw AppConfigError(field: "\(field).each", "'then' needs 'each'") }
@@ -191,14 +193,14 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     public var summary: String {
         let measured = instant == .delivery ? " (inputs as delivered)" : ""
         if let each, let then {
-            return "every \(each.description) followed by \(then.description) within \(Self.seconds(within ?? 0))\(measured)"
+            return "every \(each.description) followed by \(then.description) within \((within ?? .zero).message)\(measured)"
         }
         if let never, let without {
-            return "no \(never.description) without \(without.description) before it" + (within.map { " within \(Self.seconds($0))" } ?? "") + measured
+            return "no \(never.description) without \(without.description) before it" + (within.map { " within \($0.message)" } ?? "") + measured
         }
         let matcher = EventMatcher(event: event ?? no ?? "", with: with).description
         var text = no != nil ? "no \(matcher)" : (count.map { "\(matcher) exactly \($0)×" } ?? matcher)
-        if let between { text += " between \(Self.seconds(between[0])) and \(Self.seconds(between[1]))" }
+        if let between { text += " between \(between[0].message) and \(between[1].message)" }
         if let during { text += " during \(during.from.description) … \(during.to.description)" }
         return text + measured
     }
@@ -212,93 +214,117 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     /// in the run's order (``EventTimeline``).
     public func check(_ timeline: EventTimeline, start: Timestamp) -> EventExpectationResult {
         let entries = timeline.entries
-        if let each, let then { return checkResponse(each, then, within ?? 0, entries, start) }
+        if let each, let then { return checkResponse(each, then, within ?? .zero, entries, start) }
         if let never, let without { return checkCause(never, without, within, entries, start) }
         let matcher = EventMatcher(event: event ?? no ?? "", with: with)
         let spans = during.map { Self.spans(of: $0, in: entries) }
-        var hits: [Timestamp] = [], all: [Timestamp] = []
+        var hits: [Int] = [], all: [Int] = []
         var span = 0
         for (position, entry) in entries.enumerated() where matcher.matches(entry.event) {
-            let time = entry.time(instant)
-            all.append(time)
-            if let between, !(between[0]...between[1]).contains(start.duration(to: time).seconds) { continue }
+            all.append(position)
+            if let between {
+                let offset = start.seconds(to: entry.time(instant))
+                guard between[0] <= offset, offset <= between[1] else { continue }
+            }
             if let spans {
                 while span < spans.count, spans[span].upperBound < position { span += 1 }
                 guard span < spans.count, spans[span].contains(position) else { continue }
             }
-            hits.append(time)
+            hits.append(position)
         }
-        let times = hits.prefix(3).map { Self.at($0, start) }.joined(separator: ", ")
+        func times(_ positions: [Int]) -> String {
+            positions.prefix(3).map { Self.at(entries[$0].time(instant), start) }.joined(separator: ", ") + (positions.count > 3 ? ", …" : "")
+        }
+        func failure(_ kind: ExpectationFailure.Kind, _ positions: [Int]) -> ExpectationFailure {
+            ExpectationFailure(kind: kind, events: positions.map { ExpectationFailure.identity(of: entries[$0].event) })
+        }
         if no != nil {
-            return hits.isEmpty
-                ? .passed(summary)
-                : .failed(summary, "found \(hits.count), at \(times)\(hits.count > 3 ? ", …" : "")")
+            if hits.isEmpty { return .passed(summary + (all.isEmpty ? ": none happened" : "")) }
+            return .failed(summary, "found \(hits.count), at \(times(hits))", failure(.forbidden, hits))
         }
         if let count {
-            return hits.count == count ? .passed(summary) : .failed(summary, "found \(hits.count)\(hits.isEmpty ? "" : ", at \(times)")")
+            if hits.count == count { return .passed(summary) }
+            return .failed(
+                summary, "found \(hits.count)\(hits.isEmpty ? "" : ", at \(times(hits))")",
+                failure(hits.count < count ? .tooFew : .tooMany, hits))
         }
         if !hits.isEmpty { return .passed(summary) }
-        if all.isEmpty { return .failed(summary, "never happened") }
-        let outside = all.prefix(3).map { Self.at($0, start) }.joined(separator: ", ")
-        return .failed(summary, "happened only outside the window, at \(outside)")
+        if all.isEmpty { return .failed(summary, "never happened", failure(.neverHappened, [])) }
+        let outside = between != nil ? "outside the window" : "outside the span"
+        return .failed(summary, "happened only \(outside), at \(times(all))", failure(.outside, all))
     }
 
     private func checkResponse(
-        _ cause: EventMatcher, _ effect: EventMatcher, _ limit: Double, _ entries: [EventTimeline.Entry], _ start: Timestamp
+        _ cause: EventMatcher, _ effect: EventMatcher, _ limit: Seconds, _ entries: [EventTimeline.Entry], _ start: Timestamp
     ) -> EventExpectationResult {
         // The effects' positions in the run's order: the Y that follows an X is the first one after it.
         let effects = entries.indices.filter { effect.matches(entries[$0].event) }
-        var worst: (delay: Double, at: Timestamp)?
-        var late = 0, total = 0
+        var worst: (delay: Seconds, at: Timestamp)?
+        var late: [Int] = []
+        var total = 0
         var next = 0
         for (position, entry) in entries.enumerated() where cause.matches(entry.event) {
             total += 1
             let time = entry.time(instant)
             while next < effects.count, effects[next] <= position { next += 1 }
             guard next < effects.count else {
-                return .failed(summary, "\(cause.description) at \(Self.at(time, start)) was never followed by \(effect.description)")
+                return .failed(
+                    summary, "\(cause.description) at \(Self.at(time, start)) was never followed by \(effect.description)",
+                    ExpectationFailure(kind: .unanswered, events: [ExpectationFailure.identity(of: entry.event)]))
             }
-            let delay = time.duration(to: entries[effects[next]].time(instant)).seconds
-            if delay > limit { late += 1 }
-            if delay > (worst?.delay ?? -.infinity) { worst = (delay, time) }
+            let delay = time.seconds(to: entries[effects[next]].time(instant))
+            if delay > limit { late.append(position) }
+            if worst.map({ delay > $0.delay }) ?? true { worst = (delay, time) }
         }
-        guard let worst else { return .failed(summary, "no \(cause.description) happened") }
-        let found = "worst \(Self.milliseconds(worst.delay)) after the one at \(Self.at(worst.at, start)), of \(total)"
-        return late == 0 ? .passed(summary + ": " + found) : .failed(summary, "\(late) of \(total) too late; " + found)
+        guard let worst else { return .passed(summary + ": none happened") }
+        let found = "worst \(Self.delay(worst.delay)) after the one at \(Self.at(worst.at, start)), of \(total)"
+        if late.isEmpty { return .passed(summary + ": " + found) }
+        return .failed(
+            summary, "\(late.count) of \(total) too late; " + found,
+            ExpectationFailure(kind: .late, events: late.map { ExpectationFailure.identity(of: entries[$0].event) }))
     }
 
     private func checkCause(
-        _ effect: EventMatcher, _ cause: EventMatcher, _ limit: Double?, _ entries: [EventTimeline.Entry], _ start: Timestamp
+        _ effect: EventMatcher, _ cause: EventMatcher, _ limit: Seconds?, _ entries: [EventTimeline.Entry], _ start: Timestamp
     ) -> EventExpectationResult {
-        // In the run's order: each Y takes the latest X before it not yet used (an entry that is both is its own X).
+        // In the run's order: each Y takes the latest X before it not yet used. An entry that is both is an X for a
+        // later Y, never its own.
         var unused: [Timestamp] = []
-        var worst: (delay: Double, at: Timestamp)?
+        var worst: (delay: Seconds, at: Timestamp)?
         var count = 0
         for entry in entries {
             let isCause = cause.matches(entry.event), isEffect = effect.matches(entry.event)
             let time = entry.time(instant)
+            if isEffect {
+                count += 1
+                let identity = [ExpectationFailure.identity(of: entry.event)]
+                guard let before = unused.popLast() else {
+                    return .failed(
+                        summary, "\(effect.description) at \(Self.at(time, start)) had no \(cause.description) before it",
+                        ExpectationFailure(kind: .uncaused, events: identity))
+                }
+                let delay = before.seconds(to: time)
+                if worst.map({ delay > $0.delay }) ?? true { worst = (delay, time) }
+                if let limit, delay > limit {
+                    return .failed(
+                        summary, "\(effect.description) at \(Self.at(time, start)) came \(Self.delay(delay)) after its \(cause.description)",
+                        ExpectationFailure(kind: .late, events: identity))
+                }
+            }
             if isCause { unused.append(time) }
-            guard isEffect else { continue }
-            count += 1
-            guard let cause = unused.popLast() else {
-                return .failed(summary, "\(effect.description) at \(Self.at(time, start)) had no \(cause.description) before it")
-            }
-            let delay = cause.duration(to: time).seconds
-            if delay > (worst?.delay ?? -.infinity) { worst = (delay, time) }
-            if let limit, delay > limit {
-                return .failed(summary, "\(effect.description) at \(Self.at(time, start)) came \(Self.milliseconds(delay)) after its \(self.without!.description)")
-            }
         }
         guard let worst else { return .passed(summary + ": none happened") }
-        return .passed(summary + ": worst \(Self.milliseconds(worst.delay)), at \(Self.at(worst.at, start)), of \(count)")
+        return .passed(summary + ": worst \(Self.delay(worst.delay)), at \(Self.at(worst.at, start)), of \(count)")
     }
 
-    private static func at(_ time: Timestamp, _ start: Timestamp) -> String { seconds(start.duration(to: time).seconds) }
+    /// A time in the run, exactly: `12.400 s`, `1.118000001 s`.
+    private static func at(_ time: Timestamp, _ start: Timestamp) -> String { start.seconds(to: time).message }
 
-    private static func milliseconds(_ value: Double) -> String { "\(Int((value * 1000).rounded())) ms" }
+    /// A delay for a message, exactly (``Seconds/millisecondsMessage``).
+    private static func delay(_ delay: Seconds) -> String { delay.millisecondsMessage }
 
     /// The spans' positions in the run's order: from each `from` entry to the next `to` entry after it, both
-    /// included, or to the end.
+    /// included, or to the end. An entry that matches both while no span is open opens one.
     static func spans(of span: Span, in entries: [EventTimeline.Entry]) -> [ClosedRange<Int>] {
         var spans: [ClosedRange<Int>] = []
         var open: Int?
@@ -313,31 +339,83 @@ public struct EventExpectation: Sendable, Hashable, Codable {
         if let open { spans.append(open...Int.max) }
         return spans
     }
+}
 
-    static func seconds(_ value: Double) -> String {
-        let tenths = (value * 10).rounded() / 10
-        return "\(tenths) s"
+/// Why an expectation failed, by the events it failed on: what a shrink must keep (``EventExpectationResult/failure``).
+/// Events are told apart by their name and attributes, not by their times, which a shrink moves.
+public struct ExpectationFailure: Sendable, Hashable {
+    /// How it failed.
+    public enum Kind: String, Sendable, Hashable {
+        /// An `event` that never happened at all.
+        case neverHappened
+        /// An `event` that happened only outside its window or span.
+        case outside
+        /// Fewer than `count`.
+        case tooFew
+        /// More than `count`.
+        case tooMany
+        /// A `no` event that happened.
+        case forbidden
+        /// An `each` X never followed by a Y.
+        case unanswered
+        /// An X answered too late, or a Y too long after its X.
+        case late
+        /// A `never` Y with no X before it.
+        case uncaused
+    }
+
+    /// How it failed.
+    public var kind: Kind
+    /// The events it failed on (``identity(of:)``): the late Xs, the forbidden events, the Y without a cause…
+    public var events: [String]
+
+    /// Creates a failure.
+    public init(kind: Kind, events: [String]) {
+        self.kind = kind
+        self.events = events
+    }
+
+    /// An event's identity: its name and attributes, `name{key=value,…}`, without its time.
+    public static func identity(of event: AppEvent) -> String {
+        let attributes = event.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.description)" }
+        return attributes.isEmpty ? event.name : "\(event.name){\(attributes.joined(separator: ","))}"
+    }
+
+    /// Whether `other` is this failure again: the same kind, on events that all were among this one's (a shrink may
+    /// leave out some of them, never add others).
+    public func isKept(by other: ExpectationFailure) -> Bool {
+        guard kind == other.kind else { return false }
+        if events.isEmpty || other.events.isEmpty { return events.isEmpty == other.events.isEmpty }
+        let mine = Set(events)
+        return other.events.allSatisfy(mine.contains)
     }
 }
 
 /// The outcome of one ``EventExpectation``.
-public enum EventExpectationResult: Sendable, Hashable {
+public struct EventExpectationResult: Sendable, Hashable {
+    /// What the expectation says, with what was found when it held.
+    public var summary: String
+    /// What happened instead, when it did not hold.
+    public var found: String?
+    /// Why it failed, by the events it failed on.
+    public var failure: ExpectationFailure?
+
     /// It held.
-    case passed(String)
-    /// It did not: what was expected, and what happened.
-    case failed(String, String)
+    public static func passed(_ summary: String) -> EventExpectationResult {
+        EventExpectationResult(summary: summary, found: nil, failure: nil)
+    }
+
+    /// It did not: what was expected, what happened, and on which events.
+    public static func failed(_ summary: String, _ found: String, _ failure: ExpectationFailure) -> EventExpectationResult {
+        EventExpectationResult(summary: summary, found: found, failure: failure)
+    }
 
     /// Whether it held.
-    public var passed: Bool {
-        if case .passed = self { return true }
-        return false
-    }
+    public var passed: Bool { failure == nil }
 
     /// A report line: `PASS …` or `FAIL …: what happened`.
     public var line: String {
-        switch self {
-        case .passed(let summary): "PASS \(summary)"
-        case .failed(let summary, let found): "FAIL \(summary): \(found)"
-        }
+        guard let found else { return "PASS \(summary)" }
+        return "FAIL \(summary): \(found)"
     }
 }

@@ -32,7 +32,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
     /// User commands, at seconds after the first input.
     public var commands: [ScriptedCommand]
     /// Seconds after the first input up to which timers fire; the last input's or command's time when `nil`.
-    public var end: Double?
+    public var end: Seconds?
     /// Faults injected into the inputs, and perhaps the speaker.
     public var faults: FaultPlan?
     /// Where the app's speaker requests go. In a replay, `nil` means ``outputs``' speaker, made for the replay: a
@@ -62,7 +62,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
 
     /// A session replaying `inputs` into `logic`.
     public init(
-        _ logic: Logic, inputs: Trace, commands: [ScriptedCommand] = [], end: Double? = nil, faults: FaultPlan? = nil,
+        _ logic: Logic, inputs: Trace, commands: [ScriptedCommand] = [], end: Seconds? = nil, faults: FaultPlan? = nil,
         speaker: (any Speaker)? = nil, screen: (any VideoScreen)? = nil, outputs: SimulatedOutputs = .doubles,
         storage: (any AppStorage)? = nil, pacing: ReplayPacing = .asFastAsPossible,
         pacingClock: any Clock<Duration> = ContinuousClock(), expectations: [EventExpectation] = [], records: Bool = false
@@ -93,8 +93,10 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         var options = ReplayOptions(faults: faults)
         options.pacing = pacing
         let replay = try TraceReplay(trace: inputs, options: options)
-        let start = replay.firstTimestamp ?? .zero
-        func time(_ seconds: Double) -> Timestamp { start + .nanoseconds(Int64((seconds * 1e9).rounded())) }
+        // The run's zero is the inputs' first record as recorded, whatever the faults do to it: fault windows, commands,
+        // `end`, `between` and the event log all count from it (docs/apps.md).
+        let start = replay.origin ?? .zero
+        func time(_ seconds: Seconds) -> Timestamp { start.adding(seconds) }
         var scripted = commands.enumerated()
             .sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }
             .map { AppInput.command(AppCommand(timestamp: time($0.element.at), action: $0.element.action, arguments: $0.element.with ?? [:])) }
