@@ -217,16 +217,34 @@ let catalog = AppCatalog([Wayfinder.self])
 }
 
 @Suite struct ShrinkReasonTests {
-    /// The shrink keeps the same reason: numbers and lists of times do not change it; what was found does.
-    @Test func reasonsIgnoreNumbersButNotWhatWasFound() {
-        let late = "FAIL every sound.played followed by speaker.started within 0.5 s: 2 of 2 too late; worst 806 ms after the one at 4.6 s, of 2"
-        let lessLate = "FAIL every sound.played followed by speaker.started within 0.5 s: 1 of 1 too late; worst 501 ms after the one at 2.8 s, of 1"
-        let none = "FAIL every sound.played followed by speaker.started within 0.5 s: no sound.played happened"
-        #expect(Shrinker.reason(of: late) == Shrinker.reason(of: lessLate))
-        #expect(Shrinker.reason(of: late) != Shrinker.reason(of: none))
-        let many = "FAIL no tap.missed: found 7, at 14.6 s, 15.6 s, 16.1 s, …"
-        let one = "FAIL no tap.missed: found 1, at 2.0 s"
-        #expect(Shrinker.reason(of: many) == Shrinker.reason(of: one))
-        #expect(Shrinker.reason(of: "FAIL x exactly 1×: found 0") != Shrinker.reason(of: "FAIL x exactly 1×: found 2, at 1.0 s, 2.0 s"))
+    static func at(_ milliseconds: Int64, _ name: String, _ attributes: [String: AppEventValue] = [:]) -> AppEvent {
+        AppEvent(timestamp: Timestamp(nanoseconds: milliseconds * 1_000_000), name: name, attributes: attributes)
+    }
+
+    /// The shrink keeps the same failure: the same expectation failing in the same way on events that were among the
+    /// variant's, told apart by name and attributes. Before, the FAIL line with its numbers masked was the reason, so
+    /// "found 2" (too many) and "found 0" (too few, another cause) read as one.
+    @Test func failuresAreKeptByKindAndEventsNotByText() {
+        let exactlyOne = EventExpectation(event: "place.arrived", count: 1)
+        let tooMany = exactlyOne.check([Self.at(1000, "place.arrived", ["place": "rose"]), Self.at(2000, "place.arrived", ["place": "clock"])], start: .zero)
+        let tooFew = exactlyOne.check([], start: .zero)
+        let masked = { (line: String) in line.replacing(/[0-9]+(\.[0-9]+)?/, with: "#").replacing(/, at .*/, with: "") }
+        #expect(masked(tooMany.line) == masked(tooFew.line))  // what the old rule compared
+        #expect(tooMany.failure?.kind == .tooMany && tooFew.failure?.kind == .tooFew)
+        #expect(tooMany.failure!.isKept(by: tooMany.failure!))
+        #expect(!tooMany.failure!.isKept(by: tooFew.failure!))
+
+        // The same late tap, found in a smaller case: kept; another event late: not.
+        let response = EventExpectation.response(each: EventMatcher(event: "tap", with: ["key": "a"]), then: EventMatcher(event: "sound"), within: 0.5)
+        let response2 = EventExpectation.response(each: EventMatcher(event: "tap"), then: EventMatcher(event: "sound"), within: 0.5)
+        let both = response2.check([Self.at(0, "tap", ["key": "a"]), Self.at(1000, "sound"), Self.at(2000, "tap", ["key": "b"]), Self.at(2600, "sound")], start: .zero)
+        let oneOfThem = response2.check([Self.at(0, "tap", ["key": "a"]), Self.at(1000, "sound")], start: .zero)
+        let other = response2.check([Self.at(0, "tap", ["key": "c"]), Self.at(1000, "sound")], start: .zero)
+        #expect(both.failure?.events == ["tap{key=a}", "tap{key=b}"])
+        #expect(both.failure!.isKept(by: oneOfThem.failure!))
+        #expect(!both.failure!.isKept(by: other.failure!))
+        // Never followed is another way to fail than too late, on the same event.
+        let unanswered = response.check([Self.at(0, "tap", ["key": "a"])], start: .zero)
+        #expect(unanswered.failure?.kind == .unanswered && !oneOfThem.failure!.isKept(by: unanswered.failure!))
     }
 }

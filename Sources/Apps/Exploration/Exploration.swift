@@ -140,7 +140,9 @@ public struct ExplorationReport: Sendable {
                 // Every failing variant comes from an explorer of the report; none is a scenario that could not be read.
                 guard let shrinker = shrinkers[index] else { throw ShrinkError("\(variant.name): its scenario could not be read again") }
                 let minimal = try await shrinker.shrink(variant)
-                return .success((minimal, try minimal.write(into: TracePath.folder(ofTraceAt: variant.scenario), name: variant.minimalName)))
+                let files = try minimal.write(into: TracePath.folder(ofTraceAt: variant.scenario), name: variant.minimalName)
+                try await shrinker.verify(minimal, files: files)
+                return .success((minimal, files))
             } catch {
                 return .failure(error)
             }

@@ -107,8 +107,9 @@ public struct FaultSpace: Sendable, Hashable, Codable {
                 let upper = min(duration.upper, max(0, length))
                 let span = Bounds(min(duration.lower, upper), upper).draw(&random, step: 0.001)
                 let from = Bounds(0, max(0, length - span)).draw(&random, step: 0.001)
-                fault.from = from
-                fault.to = ((from + span) * 1000).rounded() / 1000
+                // On the millisecond grid the draws are made on, exactly.
+                fault.from = .milliseconds(Int((from * 1000).rounded()))
+                fault.to = .milliseconds(Int(((from + span) * 1000).rounded()))
             }
             fault.magnitude = magnitude?.draw(&random, step: 0.001)
             fault.probability = probability?.draw(&random, step: 0.001)
@@ -129,7 +130,7 @@ public struct FaultSpace: Sendable, Hashable, Codable {
             // The extremes of each range must make a usable fault.
             for pick in [\Bounds.lower, \Bounds.upper] {
                 var fault = Fault(kind, channel: channel)
-                if duration != nil { fault.from = 0; fault.to = duration?[keyPath: pick] }
+                if let duration { fault.from = .zero; fault.to = Seconds(rounding: duration[keyPath: pick]) }
                 fault.magnitude = magnitude?[keyPath: pick]
                 fault.probability = probability?[keyPath: pick]
                 fault.burst = burst.map { Int($0[keyPath: pick]) }

@@ -47,6 +47,11 @@ public struct ScenarioExplorer: Sendable {
         inputs = try scenario.loadInputs()
         ownPlan = try scenario.loadFaults()
         self.space = try space ?? scenario.explorePath.map { try FaultSpace.load(path: $0) } ?? .defaults(for: inputs.header)
+        // A space entry on a channel the inputs lack would draw faults that do nothing: refused as a plan's would be,
+        // naming the space file's line (its entries sit under `faults` as a plan's do).
+        var entries = FaultPlan(seed: 0, faults: self.space.faults.map { Fault($0.kind, channel: $0.channel) })
+        entries.file = space == nil ? scenario.explorePath : nil
+        try entries.checkChannels(inputs.header.channels.map(\.id))
         let times = inputs.records.map(\.timestamp)
         if let first = times.min(), let last = times.max() {
             length = first.duration(to: last).seconds
@@ -86,6 +91,7 @@ public struct ScenarioExplorer: Sendable {
             let expectations = scenario.file.expect ?? []
             for (expectation, outcome) in zip(expectations, run.expectations) where !outcome.passed {
                 result.failing.append(expectation)
+                result.failingResults.append(outcome)
                 result.failures.append(outcome.line)
             }
         } catch {
@@ -144,6 +150,8 @@ public struct VariantResult: Sendable, Hashable {
     public var variant: Variant
     /// The expectations that failed, in the scenario's order.
     public var failing: [EventExpectation] = []
+    /// Their results, with how each failed and on which events.
+    public var failingResults: [EventExpectationResult] = []
     /// Their report lines.
     public var failures: [String] = []
     /// Why it could not run, if it could not.

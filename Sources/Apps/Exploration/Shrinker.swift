@@ -1,12 +1,13 @@
 import AppCore
 import FoundationEssentials
-import HAL
+public import HAL
 import Replay
 import Session
 import TraceFormat
 
-/// Turns a failing variant into the smallest case that still fails for the same reason: the same expectation
-/// fails, and what it found has the same form (``reason(of:)``: "N of M too late", not "no X happened").
+/// Turns a failing variant into the smallest case that still fails for the same reason: the same expectation fails
+/// in the same way on the same events (``ExpectationFailure/isKept(by:)``: the same kind of failure, "too late" not
+/// "never followed", on events that were among the variant's, told apart by name and attributes, not by text).
 /// Deterministic: the same variant always shrinks to the same bytes.
 ///
 /// Where the variant passes without its faults and noise, every smaller case must too (``Search/attributable``): an
@@ -28,30 +29,11 @@ public struct Shrinker: Sendable {
         self.budget = budget
     }
 
-    /// A FAIL line's reason: the line with its numbers masked and its list of times cut, so that "2 of 2 too late;
-    /// worst 806 ms …" and "1 of 1 too late; worst 512 ms …" are one reason, and "no sound.played happened" another.
-    /// A shrink step that keeps the expectation failing for another reason is not taken.
-    public static func reason(of line: String) -> String {
-        var text = ""
-        var inNumber = false
-        for character in line {
-            if character.isASCII, character.isNumber || (inNumber && character == ".") {
-                if !inNumber { text.append("#") }
-                inNumber = true
-            } else {
-                inNumber = false
-                text.append(character)
-            }
-        }
-        if let list = text.firstRange(of: ", at ") { text = String(text[..<list.upperBound]) + "…" }
-        return text
-    }
-
     /// Shrinks a failing variant. Throws ``ShrinkError`` when the variant passes (nothing to shrink) or fails only
     /// with an error (no expectation to keep failing).
     public func shrink(_ variant: Variant) async throws -> ShrunkCase {
         let first = await explorer.run(variant)
-        guard let target = first.failing.first else {
+        guard let target = first.failing.first, let failure = first.failingResults.first?.failure else {
             if let error = first.error { throw ShrinkError("\(variant.name) stops with an error, not a failed expectation; nothing to shrink: \(error)") }
             throw ShrinkError("\(variant.name) passes; only a failing variant can be shrunk")
         }
@@ -59,7 +41,7 @@ public struct Shrinker: Sendable {
         var file = explorer.scenario.file
         file.explore = nil
         let original = Case(file: file, plan: variant.plan, inputs: inputs, baseline: explorer.inputs)
-        let search = Search(explorer: explorer, target: target, line: first.failures[0], budget: budget)
+        let search = Search(explorer: explorer, target: target, failure: failure, budget: budget)
         await search.attribute(original)
         var current = original
         current.file.expect = [target]
@@ -88,6 +70,27 @@ public struct Shrinker: Sendable {
     }
 }
 
+extension Shrinker {
+    /// Runs a written case again from its own files, as its printed `reproduce:` command does, and throws a loud
+    /// ``ShrinkError`` when it does not fail its expectation again: a case that passes when rerun is a bug in the
+    /// tool, never a result.
+    public func verify(_ minimal: ShrunkCase, files: ShrunkCase.Files) async throws {
+        let outcome: EventExpectationResult?
+        do {
+            let scenario = try Scenario(path: files.scenario)
+            let run = try await scenario.run(catalog: explorer.catalog, outputs: explorer.outputs)
+            outcome = zip(scenario.file.expect ?? [], run.expectations).first { $0.0 == minimal.expectation }?.1
+        } catch {
+            throw ShrinkError("BUG: the shrunk case \(files.scenario) does not run from its own files: \(error)")
+        }
+        guard let outcome, !outcome.passed else {
+            throw ShrinkError(
+                "BUG: the shrunk case \(files.scenario) passes when run from its own files, where the shrink saw: \(minimal.failure)"
+                    + (outcome.map { "; rerun: \($0.line)" } ?? "; rerun: its expectation is gone"))
+        }
+    }
+}
+
 /// Why a shrink was refused.
 public struct ShrinkError: Error, Sendable, CustomStringConvertible {
     /// What was wrong.
@@ -111,7 +114,7 @@ public struct Size: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Input records.
     public var records: Int
     /// Seconds from the first input record to the last.
-    public var seconds: Double
+    public var seconds: Seconds
 
     init(_ item: Case) {
         faults = item.plan.faults.count
@@ -125,7 +128,7 @@ public struct Size: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `3 faults, 12 commands, 22 expectations, 2 channels, 1,441 records, 1440.0 s`.
     public var description: String {
         "\(faults) faults, \(commands) commands, \(expectations) expectations, \(channels) channels, \(records) records, "
-            + printfFormat("%.3f s", seconds)
+            + seconds.message
     }
 }
 
@@ -150,10 +153,10 @@ struct Case: Sendable, Hashable {
     }
 
     /// Seconds from the first input to the last.
-    var length: Double {
+    var length: Seconds {
         let times = inputs.records.map(\.timestamp)
-        guard let first = times.min(), let last = times.max() else { return 0 }
-        return first.duration(to: last).seconds
+        guard let first = times.min(), let last = times.max() else { return .zero }
+        return first.seconds(to: last)
     }
 }
 
@@ -161,15 +164,15 @@ struct Case: Sendable, Hashable {
 final class Search: @unchecked Sendable {
     let explorer: ScenarioExplorer
     let target: EventExpectation
-    /// The target's reason (``Shrinker/reason(of:)``) in the variant.
-    let reason: String
+    /// How the target failed in the variant, and on which events.
+    let failure: ExpectationFailure
     let budget: Int
     private(set) var runs = 0
 
-    init(explorer: ScenarioExplorer, target: EventExpectation, line: String, budget: Int) {
+    init(explorer: ScenarioExplorer, target: EventExpectation, failure: ExpectationFailure, budget: Int) {
         self.explorer = explorer
         self.target = target
-        self.reason = Shrinker.reason(of: line)
+        self.failure = failure
         self.budget = budget
     }
 
@@ -195,15 +198,15 @@ final class Search: @unchecked Sendable {
     /// The target's FAIL line when `item` fails for the same reason.
     func failureLine(_ item: Case) async -> String? {
         guard !exhausted, (try? item.plan.validate()) != nil else { return nil }
-        guard case .failed(let line) = await outcome(of: item), Shrinker.reason(of: line) == reason else { return nil }
+        guard case .failed(let result) = await outcome(of: item), let found = result.failure, failure.isKept(by: found) else { return nil }
         if attributable, await outcome(of: item.clean) != .passed { return nil }
-        return line
+        return result.line
     }
 
     /// What became of the target in a run.
     enum Outcome: Equatable {
         case passed
-        case failed(String)
+        case failed(EventExpectationResult)
         /// The run could not be made: a scenario or plan the step broke.
         case unrunnable
     }
@@ -216,7 +219,7 @@ final class Search: @unchecked Sendable {
                 catalog: explorer.catalog, logic: explorer.logic, inputs: item.inputs, outputs: explorer.outputs, faults: item.plan)
         else { return .unrunnable }
         for (expectation, outcome) in zip(item.file.expect ?? [], run.expectations) where expectation == target {
-            return outcome.passed ? .passed : .failed(outcome.line)
+            return outcome.passed ? .passed : .failed(outcome)
         }
         return .unrunnable
     }
@@ -274,27 +277,27 @@ final class Search: @unchecked Sendable {
             }
             let outputs = fault.channel == Fault.speakerChannel || fault.channel == Fault.screenChannel
             if !outputs {
-                let end = Self.milliseconds(result.length) + 1
-                let from = Self.milliseconds(fault.from ?? 0), to = fault.to.map(Self.milliseconds) ?? end
+                let end = result.length.roundedMilliseconds + 1
+                let from = (fault.from ?? .zero).roundedMilliseconds, to = fault.to.map(\.roundedMilliseconds) ?? end
                 // The latest start that still fails, then the earliest end.
                 let start = await largest(in: max(0, from)...max(max(0, from), to - 1)) { ms in
-                    await self.fails(with { $0.from = Double(ms) / 1000; $0.to = Double(to) / 1000 })
+                    await self.fails(with { $0.from = .milliseconds(ms); $0.to = .milliseconds(to) })
                 }
                 let stop = await smallest(in: (start + 1)...max(start + 1, to)) { ms in
-                    await self.fails(with { $0.from = Double(start) / 1000; $0.to = Double(ms) / 1000 })
+                    await self.fails(with { $0.from = .milliseconds(start); $0.to = .milliseconds(ms) })
                 }
-                let narrowed = with { $0.from = Double(start) / 1000; $0.to = Double(stop) / 1000 }
+                let narrowed = with { $0.from = .milliseconds(start); $0.to = .milliseconds(stop) }
                 if narrowed != result, await fails(narrowed) { result = narrowed }
             }
             if let magnitude = result.plan.faults[index].magnitude, magnitude > 0 {
-                let least = await smallest(in: 0...Self.milliseconds(magnitude)) { ms in
+                let least = await smallest(in: 0...Self.thousandths(magnitude)) { ms in
                     await self.fails(with { $0.magnitude = Double(ms) / 1000 })
                 }
                 let narrowed = with { $0.magnitude = Double(least) / 1000 }
                 if narrowed != result, await fails(narrowed) { result = narrowed }
             }
             if let probability = result.plan.faults[index].probability, probability > 0 {
-                let least = await smallest(in: 1...max(1, Self.milliseconds(probability))) { ms in
+                let least = await smallest(in: 1...max(1, Self.thousandths(probability))) { ms in
                     await self.fails(with { $0.probability = Double(ms) / 1000 })
                 }
                 let narrowed = with { $0.probability = Double(least) / 1000 }
@@ -311,7 +314,7 @@ final class Search: @unchecked Sendable {
 
     /// Cuts the inputs after the earliest time at which the failure still happens.
     func cutEnd(_ item: Case) async -> Case {
-        let length = Self.milliseconds(item.length)
+        let length = item.length.roundedMilliseconds
         guard length > 0 else { return item }
         let cut = await smallest(in: 0...length) { ms in await self.fails(Self.cut(item, after: ms)) }
         let candidate = Self.cut(item, after: cut)
@@ -322,7 +325,7 @@ final class Search: @unchecked Sendable {
     /// Cuts the inputs before the latest time from which the failure still happens, and moves every time in the
     /// scenario and the plan back by as much.
     func cutStart(_ item: Case) async -> Case {
-        let length = Self.milliseconds(item.length)
+        let length = item.length.roundedMilliseconds
         guard length > 0 else { return item }
         let cut = await largest(in: 0...length) { ms in
             guard let candidate = Self.cut(item, before: ms) else { return false }
@@ -339,7 +342,7 @@ final class Search: @unchecked Sendable {
         guard let first = item.inputs.records.map(\.timestamp).min() else { return item }
         let last = first + .milliseconds(ms)
         result.removeRecords { $0.timestamp > last }
-        let seconds = Double(ms) / 1000
+        let seconds = Seconds.milliseconds(ms)
         if let end = item.file.end, end > seconds { result.file.end = seconds }
         return result
     }
@@ -353,8 +356,8 @@ final class Search: @unchecked Sendable {
         let from = first + .milliseconds(ms)
         result.removeRecords { $0.timestamp < from }
         guard let newFirst = result.inputs.records.map(\.timestamp).min() else { return nil }
-        let shift = first.duration(to: newFirst).seconds
-        func moved(_ time: Double) -> Double { ((time - shift) * 1e6).rounded() / 1e6 }
+        let shift = first.seconds(to: newFirst)
+        func moved(_ time: Seconds) -> Seconds { time - shift }
         if let commands = item.file.commands {
             guard commands.allSatisfy({ $0.at >= shift }) else { return nil }
             result.file.commands = commands.map { var command = $0; command.at = moved(command.at); return command }
@@ -368,7 +371,7 @@ final class Search: @unchecked Sendable {
             for var expectation in expectations {
                 if let between = expectation.between, between.count == 2 {
                     guard between[1] >= shift else { return nil }
-                    expectation.between = [max(0, moved(between[0])), moved(between[1])]
+                    expectation.between = [max(.zero, moved(between[0])), moved(between[1])]
                 }
                 kept.append(expectation)
             }
@@ -380,7 +383,7 @@ final class Search: @unchecked Sendable {
                 guard to > shift else { return nil }
                 fault.to = moved(to)
             }
-            if let start = fault.from { fault.from = max(0, moved(start)) }
+            if let start = fault.from { fault.from = max(.zero, moved(start)) }
             faults.append(fault)
         }
         result.plan.faults = faults
@@ -389,7 +392,8 @@ final class Search: @unchecked Sendable {
 
     // MARK: Searches
 
-    static func milliseconds(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+    /// A magnitude or probability in thousandths, the grid its narrowing searches.
+    static func thousandths(_ value: Double) -> Int { Int((value * 1000).rounded()) }
 
     /// The smallest value in `range` for which `fails` holds, by bisection, given that it holds at the upper bound.
     func smallest(in range: ClosedRange<Int>, _ fails: (Int) async -> Bool) async -> Int {
