@@ -39,7 +39,35 @@ public struct CampusExplorer: AppLogic {
             "target.colder", "target.guidance", "target.hint", "target.reached", "target.set", "target.warmer",
             "user.signedIn", "user.signedOut",
         ],
-        commands: ["signIn", "signOut", "leaveMessage", "readMessages", "addPlace", "showPuzzles", "solvePuzzle", "setDifficulty"])
+        commands: ["signIn", "signOut", "leaveMessage", "readMessages", "addPlace", "showPuzzles", "solvePuzzle", "setDifficulty"],
+        attributes: [
+            "difficulty.set": ["difficulty"],
+            "explorer.started": ["difficulty", "places"],
+            "gps.acquired": ["accuracy"],
+            "gps.lost": ["reason"],
+            "message.hidden": [],
+            "message.left": ["author", "place"],
+            "message.nearby": ["count", "place"],
+            "message.read": ["author", "place", "text"],
+            "place.added": ["name", "place"],
+            "place.arrived": ["distance", "info", "name", "place"],
+            "place.left": ["place"],
+            "place.pointed": ["bearing", "distance", "info", "name", "place"],
+            "place.unlocked": ["name", "place"],
+            "pointing.ended": ["place", "reason"],
+            "puzzle.failed": ["puzzle"],
+            "puzzle.solved": ["puzzle", "score"],
+            "puzzles.shown": ["puzzles", "score", "solved"],
+            "route.completed": [],
+            "target.colder": ["place"],
+            "target.guidance": ["bearing", "direction", "distance", "place"],
+            "target.hint": ["hint", "place"],
+            "target.reached": ["place"],
+            "target.set": ["name", "place"],
+            "target.warmer": ["place"],
+            "user.signedIn": ["user"],
+            "user.signedOut": [],
+        ])
     /// Seconds without a fix before the fix counts as lost.
     public static let fixTimeout: Duration = .seconds(5)
     /// Seconds a message notification shows.

@@ -74,7 +74,19 @@ public struct FieldGuide: AppLogic {
             "camera.frameDamaged", "camera.framesDropped", "capture.cancelled", "capture.refused", "capture.saved",
             "crop.changed", "crop.shown", "gps.acquired", "gps.lost", "guide.started",
         ],
-        commands: ["capture", "saveCrop", "cancelCrop", "moveCrop", "scaleCrop"])
+        commands: ["capture", "saveCrop", "cancelCrop", "moveCrop", "scaleCrop"],
+        attributes: [
+            "camera.frameDamaged": ["frame", "problem"],
+            "camera.framesDropped": ["count"],
+            "capture.cancelled": ["entry"],
+            "capture.refused": ["reason"],
+            "capture.saved": ["accuracy", "crop", "entry", "fixAge", "frame", "lat", "lon"],
+            "crop.changed": ["crop", "entry"],
+            "crop.shown": ["crop", "entry"],
+            "gps.acquired": [],
+            "gps.lost": [],
+            "guide.started": ["cardAspect", "entries"],
+        ])
     /// The shutter button.
     public static let shutter = ScreenRegion(x: 0.35, y: 0.85, width: 0.3, height: 0.15)
     /// `KEY_CAMERA` in `linux/input-event-codes.h`.

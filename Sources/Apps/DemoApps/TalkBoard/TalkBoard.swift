@@ -31,7 +31,25 @@ public struct TalkBoard: AppLogic {
             "favourite.removed", "option.scrollBack", "option.speakSelectedWord", "page.shown", "tabs.shown",
             "voice.set", "waiting.hidden", "waiting.shown", "word.added", "word.spoken",
         ],
-        commands: ["setVoice", "toggleFavourite"])
+        commands: ["setVoice", "toggleFavourite"],
+        attributes: [
+            "bar.deleted": ["bar", "word"],
+            "bar.full": ["capacity"],
+            "bar.spoken": ["text", "voice"],
+            "board.started": ["categories", "scrollBack", "speakSelectedWord", "voice"],
+            "favourite.added": ["word"],
+            "favourite.refused": ["reason", "word"],
+            "favourite.removed": ["word"],
+            "option.scrollBack": ["on"],
+            "option.speakSelectedWord": ["on"],
+            "page.shown": ["page", "screen", "words"],
+            "tabs.shown": ["categories"],
+            "voice.set": ["voice"],
+            "waiting.hidden": ["text"],
+            "waiting.shown": ["text"],
+            "word.added": ["bar", "word"],
+            "word.spoken": ["voice", "word"],
+        ])
     /// How long speech may take to start before the board shows that it is waiting.
     public static let waitingAfter: Duration = .seconds(1)
     /// Category tabs shown at once beside Favourites.

@@ -41,7 +41,33 @@ public struct EmotionTrainer: AppLogic {
             "narration.spoken", "option.narration", "option.soundFeedback", "player.set", "question.shown",
             "question.skipped", "session.finished", "session.started", "stats", "volume.set",
         ],
-        commands: ["setPlayer", "setNarration", "setSoundFeedback", "volumeUp", "volumeDown", "setVolume"])
+        commands: ["setPlayer", "setNarration", "setSoundFeedback", "volumeUp", "volumeDown", "setVolume"],
+        attributes: [
+            "answer.correct": ["question", "seconds"],
+            "answer.wrong": ["choice", "question"],
+            "facialFun.correct": ["round", "seconds", "target"],
+            "facialFun.faceFound": ["face", "faces"],
+            "facialFun.faceSwitched": ["face", "faces", "from"],
+            "facialFun.holdBroken": ["gap", "held", "reason", "score"],
+            "facialFun.holding": ["score"],
+            "facialFun.incorrect": ["round", "score"],
+            "facialFun.noCamera": ["seconds"],
+            "facialFun.noFace": [],
+            "facialFun.photo": ["face", "score"],
+            "facialFun.retry": ["round"],
+            "facialFun.shown": ["hold", "round", "target", "threshold"],
+            "facialFun.skipped": ["round"],
+            "narration.spoken": ["count", "text"],
+            "option.narration": ["on"],
+            "option.soundFeedback": ["on"],
+            "player.set": ["player"],
+            "question.shown": ["choices", "level", "prompt", "question"],
+            "question.skipped": ["question", "reason"],
+            "session.finished": ["reason"],
+            "session.started": ["narration", "player", "soundFeedback", "volume"],
+            "stats": ["correct", "incorrect", "meanSeconds", "player", "skipped"],
+            "volume.set": ["percent"],
+        ])
     /// The longest gap between expression readings that a hold survives.
     public static let holdGap: Duration = .seconds(1)
     /// The answer buttons.
