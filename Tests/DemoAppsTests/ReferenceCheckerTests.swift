@@ -227,7 +227,7 @@ struct ReferenceChecker {
     @Test func agreesWithTheRealChecker() async {
         var tally = Tally()
         for seed in UInt64(1)...10_000 {
-            var random = SplitMix64(seed: seed)
+            var random = SeededRandom(seed: seed)
             tally.variants += 1
             if seed % 2 == 0 {
                 tally.synthetic += 1
@@ -249,7 +249,7 @@ struct ReferenceChecker {
     }
 
     /// A timeline built directly, with a dozen expectations checked by both.
-    static func checkSynthetic(seed: UInt64, random: inout SplitMix64, tally: inout Tally) {
+    static func checkSynthetic(seed: UInt64, random: inout SeededRandom, tally: inout Tally) {
         let (timeline, start) = syntheticTimeline(&random)
         let reference = ReferenceChecker(timeline, start: start)
         let maker = ExpectationMaker(reference: reference, vocabulary: .synthetic)
@@ -264,7 +264,7 @@ struct ReferenceChecker {
 
     /// A run of ``Echo`` through the session: a first run to learn its timeline, then a second with expectations
     /// written from that timeline, whose verdicts are compared with the reference's on it.
-    static func checkRun(seed: UInt64, random: inout SplitMix64, tally: inout Tally) async {
+    static func checkRun(seed: UInt64, random: inout SeededRandom, tally: inout Tally) async {
         let run = Run.generated(seed: seed, random: &random)
         // Each observed channel is named by a probe, so that both runs observe the same inputs.
         let probes = run.observed.map { EventExpectation(event: "input:\($0)") }
@@ -425,7 +425,7 @@ struct ReferenceChecker {
     /// 1 to 40 entries named from a small set, on a 1 ms grid (so many times are equal), some a nanosecond off;
     /// inputs delivered at or after their device time, app events at their own. A quarter of the timelines have
     /// times in no order at all.
-    static func syntheticTimeline(_ random: inout SplitMix64) -> (EventTimeline, Timestamp) {
+    static func syntheticTimeline(_ random: inout SeededRandom) -> (EventTimeline, Timestamp) {
         let ms: Int64 = 1_000_000
         let start = Timestamp(nanoseconds: Int64(random.inRange(0...5)) * 1_000 * ms)
         let inOrder = random.chance(75)
@@ -521,7 +521,7 @@ struct ReferenceChecker {
 
         /// 1 to 4 taps, 20 to 120 ms long, on a 1 ms grid; 0 to 2 motion channels at 5 to 20 Hz for half a second;
         /// 1 to 4 latency, jitter, reorder, duplicate and drop faults on one channel or all.
-        static func generated(seed: UInt64, random: inout SplitMix64) -> Run {
+        static func generated(seed: UInt64, random: inout SeededRandom) -> Run {
             let ms: Int64 = 1_000_000
             let base: Int64 = 2_000_000_000
             var channels = [TraceChannel(id: "touch", kind: .pointer, source: "test:touch")]
@@ -678,7 +678,7 @@ struct ReferenceChecker {
         static let nudges: [Int64] = [-1, 0, 0, 1]
 
         /// An expectation of form `form`: 0 `event`, 1 `event` with `count`, 2 `no`, 3 `each`/`then`, 4 `never`/`without`.
-        func make(form: Int, random: inout SplitMix64) -> Generated {
+        func make(form: Int, random: inout SeededRandom) -> Generated {
             switch form {
             case 0: eventForm(no: false, counted: false, &random)
             case 1: eventForm(no: false, counted: true, &random)
@@ -688,11 +688,11 @@ struct ReferenceChecker {
             }
         }
 
-        func instant(_ random: inout SplitMix64) -> EventExpectation.InputTime? {
+        func instant(_ random: inout SeededRandom) -> EventExpectation.InputTime? {
             random.pick([nil, .device, .delivery] as [EventExpectation.InputTime?])
         }
 
-        func attributes(for name: String, _ random: inout SplitMix64) -> [String: String]? {
+        func attributes(for name: String, _ random: inout SeededRandom) -> [String: String]? {
             guard let choices = vocabulary.attributes[name], !choices.isEmpty, random.chance(45) else { return nil }
             var with: [String: String] = [:]
             for _ in 0..<(random.chance(20) ? 2 : 1) {
@@ -702,12 +702,12 @@ struct ReferenceChecker {
             return with
         }
 
-        func matcher(_ random: inout SplitMix64) -> EventMatcher {
+        func matcher(_ random: inout SeededRandom) -> EventMatcher {
             let name = random.pick(vocabulary.names)
             return EventMatcher(event: name, with: attributes(for: name, &random))
         }
 
-        func eventForm(no: Bool, counted: Bool, _ random: inout SplitMix64) -> Generated {
+        func eventForm(no: Bool, counted: Bool, _ random: inout SeededRandom) -> Generated {
             let name = random.pick(vocabulary.names)
             let with = attributes(for: name, &random)
             var expectation = no ? EventExpectation(no: name, with: with) : EventExpectation(event: name, with: with)
@@ -733,7 +733,7 @@ struct ReferenceChecker {
         }
 
         /// A window with its ends on true times, or a nanosecond off them; now and then one at random, or open-ended.
-        func window(around truth: [Int64], _ random: inout SplitMix64) -> (Int64, Int64) {
+        func window(around truth: [Int64], _ random: inout SeededRandom) -> (Int64, Int64) {
             if truth.isEmpty || random.chance(15) {
                 let from = Int64(random.inRange(-1...100)) * horizon / 100
                 return (from, from + Int64(random.inRange(0...60)) * horizon / 100)
@@ -746,7 +746,7 @@ struct ReferenceChecker {
         }
 
         /// A bound on delays: the worst, or a nanosecond either side, or another of them; at random when no delay is known.
-        func limit(_ delays: [Int64]?, _ random: inout SplitMix64) -> (limit: Int64, exact: Bool) {
+        func limit(_ delays: [Int64]?, _ random: inout SeededRandom) -> (limit: Int64, exact: Bool) {
             guard let delays, let worst = delays.max(), random.chance(85) else {
                 return (Int64(random.inRange(0...20)) * horizon / 20, false)
             }
@@ -754,7 +754,7 @@ struct ReferenceChecker {
             return (limit, limit == worst)
         }
 
-        func responseForm(_ random: inout SplitMix64) -> Generated {
+        func responseForm(_ random: inout SeededRandom) -> Generated {
             let each = matcher(&random), then = matcher(&random)
             let inputTime = instant(&random)
             let (limit, exact) = self.limit(reference.responseDelays(each: each, then: then, instant: inputTime ?? .device), &random)
@@ -763,7 +763,7 @@ struct ReferenceChecker {
             return Generated(expectation: expectation, exact: exact)
         }
 
-        func causeForm(_ random: inout SplitMix64) -> Generated {
+        func causeForm(_ random: inout SeededRandom) -> Generated {
             let never = matcher(&random), without = matcher(&random)
             let inputTime = instant(&random)
             var expectation = EventExpectation.cause(never: never, without: without)
@@ -798,27 +798,6 @@ struct ReferenceChecker {
                 reports.append("\(expectation)\n  real: \(real.line)\n  reference: \(reference ? "PASS" : "FAIL")\n\(context())")
             }
         }
-    }
-
-    /// A deterministic generator (SplitMix64), so that every run of the suite draws the same variants.
-    struct SplitMix64 {
-        private var state: UInt64
-
-        init(seed: UInt64) { state = seed &* 0x2545_F491_4F6C_DD1D }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// 0 ..< `bound`.
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-        mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-        mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
     }
 
     // MARK: Dumps
@@ -870,4 +849,13 @@ struct ReferenceChecker {
         if let inputTime = expectation.inputTime { parts.append("inputTime \(inputTime.rawValue)") }
         return parts.joined(separator: ", ")
     }
+}
+
+/// Draws for the generator, on HAL's seeded generator, so that every run of the suite draws the same variants.
+extension SeededRandom {
+    /// 0 ..< `bound`.
+    fileprivate mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    fileprivate mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
+    fileprivate mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    fileprivate mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
 }

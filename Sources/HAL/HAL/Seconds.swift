@@ -59,33 +59,22 @@ public struct Seconds: Sendable, Hashable, Comparable, Codable, CustomStringConv
     public static func < (lhs: Seconds, rhs: Seconds) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 
     /// The exact decimal text, with no trailing zeros: `1.118`, `2`, `0.000000001`.
-    public var description: String {
-        let sign = nanoseconds < 0 ? "-" : ""
-        let magnitude = nanoseconds.magnitude
-        var fraction = String(magnitude % 1_000_000_000)
-        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
-        while fraction.last == "0" { fraction.removeLast() }
-        return "\(sign)\(magnitude / 1_000_000_000)" + (fraction.isEmpty ? "" : ".\(fraction)")
-    }
+    public var description: String { Self.decimal(nanoseconds, unit: 1_000_000_000, keeping: 0) }
 
     /// The time for a message: exact, with at least the milliseconds (`1.118 s`, `2.000 s`, `1.118000001 s`).
-    public var message: String {
-        let sign = nanoseconds < 0 ? "-" : ""
-        let magnitude = nanoseconds.magnitude
-        var fraction = String(magnitude % 1_000_000_000)
-        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
-        while fraction.count > 3, fraction.last == "0" { fraction.removeLast() }
-        return "\(sign)\(magnitude / 1_000_000_000).\(fraction) s"
-    }
+    public var message: String { Self.decimal(nanoseconds, unit: 1_000_000_000, keeping: 3) + " s" }
 
     /// A delay for a message, in milliseconds, exactly: `806 ms`, `80.1 ms`, `1128.000001 ms`.
-    public var millisecondsMessage: String {
-        let sign = nanoseconds < 0 ? "-" : ""
-        let magnitude = nanoseconds.magnitude
-        var fraction = String(magnitude % 1_000_000)
-        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
-        while fraction.last == "0" { fraction.removeLast() }
-        return "\(sign)\(magnitude / 1_000_000)" + (fraction.isEmpty ? "" : ".\(fraction)") + " ms"
+    public var millisecondsMessage: String { Self.decimal(nanoseconds, unit: 1_000_000, keeping: 0) + " ms" }
+
+    /// `value / unit` as exact decimal text, its fraction's trailing zeros dropped down to `keeping` digits.
+    private static func decimal(_ value: Int64, unit: UInt64, keeping: Int) -> String {
+        let sign = value < 0 ? "-" : ""
+        let digits = String(unit).count - 1
+        var fraction = String(value.magnitude % unit)
+        fraction = String(repeating: "0", count: digits - fraction.count) + fraction
+        while fraction.count > keeping, fraction.last == "0" { fraction.removeLast() }
+        return "\(sign)\(value.magnitude / unit)" + (fraction.isEmpty ? "" : ".\(fraction)")
     }
 
     /// Reads a number; see the type's description for how exact that is.
