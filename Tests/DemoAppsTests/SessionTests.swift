@@ -115,6 +115,39 @@ import TraceFormat
         } throws: { "\($0)" == "\(folder)/empty.run.json: line 2, column 12: inputs: give at least one trace or script" }
     }
 
+    /// Under faults a recording holds the inputs as the app received them (a dropped one gone, a duplicate twice),
+    /// each at its device time, and a `deliveries` channel says when each late one reached the app. It used to hold
+    /// the unfaulted inputs beside events stamped at the faulted delivery times.
+    @Test func aRecordingUnderFaultsHoldsTheInputsAsDelivered() async throws {
+        let header = TraceHeader(channels: [TraceChannel(id: "k", kind: .keys, source: "test:k")])
+        let trace = Trace(header: header, records: (0..<10).map {
+            TraceRecord(channel: 0, reading: .key(KeyEvent(timestamp: Timestamp(nanoseconds: Int64($0) * 100_000_000), code: 1, state: .press)))
+        })
+        let plan = FaultPlan(seed: 1, faults: [
+            Fault(.drop, channel: "k", from: 0.2, to: 0.3), Fault(.duplicate, channel: "k", from: 0.5, to: 0.6, probability: 1),
+            Fault(.latency, channel: "k", from: 0.7, to: 0.8, magnitude: 0.35),
+        ])
+        let result = try await AppSession(Echo(), inputs: trace, faults: plan, records: true).run()
+        let recording = try #require(result.recording)
+        #expect(recording.header.channels.map(\.id) == ["k", "app", "deliveries"])
+        let inputs = recording.records.filter { $0.channel == 0 }.map { $0.timestamp.nanoseconds / 1_000_000 }
+        #expect(inputs == [0, 100, 300, 400, 500, 500, 600, 700, 800, 900])
+        let deliveries = recording.records.filter { $0.channel == 2 }.compactMap { record -> AppEvent? in
+            if case .appEvent(let event) = record.reading { return event }
+            return nil
+        }
+        #expect(deliveries.count == 1)
+        #expect(deliveries.first?.timestamp == Timestamp(nanoseconds: 1_050_000_000))
+        #expect(deliveries.first?.attributes == ["channel": .string("k"), "device": .int(700_000_000)])
+        // It is a trace like any other: written and read back, it is the same.
+        let folder = try makeScratchFolder()
+        try Data(recording.encoded()).write(to: URL(fileURLWithPath: folder + "/recording.jsonl"))
+        #expect(try Trace.load(path: folder + "/recording.jsonl").records == recording.records)
+        // Without faults, no deliveries channel: every input reached the app at its own time.
+        let plain = try #require(try await AppSession(Echo(), inputs: trace, records: true).run().recording)
+        #expect(plain.header.channels.map(\.id) == ["k", "app"])
+    }
+
     @Test func theRecordingHoldsTheInputsAndAnAppChannel() async throws {
         let trace = try Trace.load(path: packageRoot + "/traces/talkboard/session.jsonl")
         let result = try await AppSession(Echo(), inputs: trace, records: true).run()

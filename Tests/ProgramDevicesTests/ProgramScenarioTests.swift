@@ -59,8 +59,8 @@ import Testing
         // Each fails for its own reason and for no other.
         let failures = output.split(separator: "\n").filter { $0.contains("FAIL ") && !$0.contains(".run.json") }
         #expect(failures.count == 2, "\(output)")
-        #expect(failures.contains { $0.contains("every place.arrived followed by speaker.started within 30.0 s") }, "\(output)")
-        #expect(failures.contains { $0.contains("place.arrived{place=clock-tower} between 300.0 s and 360.0 s") }, "\(output)")
+        #expect(failures.contains { $0.contains("every place.arrived followed by speaker.started within 30.000 s") }, "\(output)")
+        #expect(failures.contains { $0.contains("place.arrived{place=clock-tower} between 300.000 s and 360.000 s") }, "\(output)")
         try? FileManager.default.removeItem(atPath: scratch)
     }
 }

@@ -64,7 +64,7 @@ public struct EventMatcher: Sendable, Hashable, Codable {
 /// Y after X); `{"never": Y, "without": X}` says no Y comes without an X before it (never itself), each X answering
 /// at most one Y (the latest one not yet used), and with `"within": S` no more than S seconds before it. Both report
 /// the worst case found. Every bound is inclusive and exact: times are whole nanoseconds, and so are the bounds
-/// (``Seconds``). When what a form is about never happens (no X for `each`, no Y for `never`, nothing in a window or
+/// (`Seconds`). When what a form is about never happens (no X for `each`, no Y for `never`, nothing in a window or
 /// span for `no`), it holds and says so; forms that say something must happen (`event`, `count`) fail.
 /// `docs/apps.md` ("How expectations are checked") has the rules, each with a test at its edge. X and Y are matchers, so they may name inputs: `{"event": "input:touch", "with":
 /// {"phase": "release"}}` is a tap.
@@ -320,7 +320,7 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     /// A time in the run, exactly: `12.400 s`, `1.118000001 s`.
     private static func at(_ time: Timestamp, _ start: Timestamp) -> String { start.seconds(to: time).message }
 
-    /// A delay for a message, exactly (``Seconds/millisecondsMessage``).
+    /// A delay for a message, exactly (`Seconds.millisecondsMessage`).
     private static func delay(_ delay: Seconds) -> String { delay.millisecondsMessage }
 
     /// The spans' positions in the run's order: from each `from` entry to the next `to` entry after it, both

@@ -109,6 +109,8 @@ public struct AppSession<Logic: AppLogic>: Sendable {
             screen: screen ?? outputs.screen(faults?.screenDelay ?? .zero), storage: storage ?? InMemoryAppStorage.forReplay())
         var run = ReplayRun(runner: runner, expectations: expectations, channels: inputs.header.channels.map(\.id), start: start)
         var next = 0
+        // The inputs as the app received them, with when, for a recording.
+        var received: [(record: TraceRecord, delivered: Timestamp)] = []
         if run.runner.runsSynchronously && pacing.factor == nil {
             run.emit(run.runner.syncStart(at: start), to: onEvents)
             try replay.forEach(arriving: { record, arrival in
@@ -117,6 +119,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
                     next += 1
                 }
                 run.syncFeed(.reading(record.reading, channel: run.channels[record.channel]), channel: record.channel, arrival: arrival, to: onEvents)
+                if records { received.append((record, run.lastDelivery)) }
             })
         } else {
             run.emit(await run.runner.start(at: start), to: onEvents)
@@ -126,6 +129,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
                     next += 1
                 }
                 await run.feed(.reading(record.reading, channel: run.channels[record.channel]), channel: record.channel, arrival: arrival, to: onEvents)
+                if records { received.append((record, run.lastDelivery)) }
             }
         }
         let last = end.map(time) ?? max(inputs.end ?? start, scripted.last?.timestamp ?? start)
@@ -135,7 +139,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         let checked = run.observesInputs ? EventTimeline(events: events, inputs: run.observed) : EventTimeline(events)
         return SessionResult(
             app: appName, start: start, events: events, expectations: expectations.map { $0.check(checked, start: start) },
-            recording: records ? try Self.recording(of: inputs, events: events, app: appName) : nil)
+            recording: records ? try Self.recording(of: inputs.header, received: received, events: events, app: appName) : nil)
     }
 
     /// What the run declares: the inputs' channels with the attributes their events carry (the kind's, or those of
@@ -169,24 +173,45 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         }
     }
 
-    /// The inputs and the events as one trace, the events in an `app` channel. Frames recorded from files are
-    /// copied in, so that the trace keeps them wherever it is written.
-    static func recording(of inputs: Trace, events: [AppEvent], app: String) throws -> Trace {
-        var channels = inputs.header.channels
+    /// The inputs as the app received them and the events as one trace, the events in an `app` channel. Under a
+    /// fault plan the inputs are the faulty device's (dropped ones gone, duplicates twice, a jitter's or a spike's
+    /// values), each at its device time; where an input reached the app later than that (a latency, or a reordered
+    /// or jittered record waiting for one delivered ahead of it), a `deliveries` channel has an `input.delivered`
+    /// event at the delivery, naming the input's `channel` and its `device` time in nanoseconds. Frames recorded
+    /// from files are copied in, so that the trace keeps them wherever it is written.
+    static func recording(
+        of header: TraceHeader, received: [(record: TraceRecord, delivered: Timestamp)], events: [AppEvent], app: String
+    ) throws -> Trace {
+        var channels = header.channels
         channels.append(TraceChannel(id: "app", kind: .app, source: "app:\(app)", name: app, backend: "apps"))
         let appChannel = channels.count - 1
-        var records = try inputs.records.map { record -> TraceRecord in
+        let late = received.filter { $0.delivered != $0.record.timestamp }
+        let deliveryChannel = channels.count
+        if !late.isEmpty {
+            channels.append(TraceChannel(id: Self.deliveriesChannel, kind: .app, source: "hal:deliveries", name: "inputs as delivered", backend: "apps"))
+        }
+        var records = try received.map { item -> TraceRecord in
+            let record = item.record
             guard case .frame(var frame) = record.reading, case .file(let path) = frame.storage else { return record }
             guard let data = FileManager.default.contents(atPath: path) else { throw TraceError(.io, file: path, line: 0, "cannot read the frame file") }
             frame.storage = .bytes([UInt8](data))
             return TraceRecord(channel: record.channel, reading: .frame(frame))
         }
         records += events.map { TraceRecord(channel: appChannel, reading: .appEvent($0)) }
+        records += late.map { item in
+            TraceRecord(channel: deliveryChannel, reading: .appEvent(AppEvent(
+                timestamp: item.delivered, name: "input.delivered",
+                attributes: ["channel": .string(header.channels[item.record.channel].id), "device": .int(item.record.timestamp.nanoseconds)])))
+        }
         records = records.enumerated()
             .sorted { ($0.element.timestamp, $0.element.channel, $0.offset) < ($1.element.timestamp, $1.element.channel, $1.offset) }
             .map(\.element)
         return Trace(header: TraceHeader(channels: channels, metadata: ["recorded-by": "hal run \(app)"]), records: records)
     }
+
+    /// The channel of a recording (``SessionResult/recording``) that says when each late input reached the app: an
+    /// `input.delivered` event at the delivery, with the input's `channel` and its `device` time in nanoseconds.
+    public static var deliveriesChannel: String { "deliveries" }
 }
 
 extension AppSession {
@@ -264,6 +289,8 @@ private struct ReplayRun<Logic: AppLogic> {
     let channels: [String]
     /// The log's zero.
     let start: Timestamp
+    /// When the last input was handed to the app.
+    private(set) var lastDelivery: Timestamp = .zero
     /// The expectations' matchers that are about inputs.
     private let inputMatchers: [EventMatcher]
     /// Whether an expectation names each channel, by index; worked out once per channel.
@@ -307,6 +334,7 @@ private struct ReplayRun<Logic: AppLogic> {
     /// For a runner that never waits (a simulated speaker, or none) when nothing paces the replay.
     mutating func syncFeed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) {
         let delivery = max(arrival, runner.now ?? arrival)
+        lastDelivery = delivery
         emit(runner.syncAdvance(to: delivery), to: onEvents)
         observe(input, channel: channel, at: delivery)
         emit(runner.syncFeed(input, deliveredAt: delivery), to: onEvents)
@@ -315,6 +343,7 @@ private struct ReplayRun<Logic: AppLogic> {
     /// ``syncFeed(_:channel:arrival:to:)`` for a runner that may wait, or a paced replay.
     mutating func feed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) async {
         let delivery = max(arrival, runner.now ?? arrival)
+        lastDelivery = delivery
         emit(await runner.advance(to: delivery), to: onEvents)
         observe(input, channel: channel, at: delivery)
         emit(await runner.feed(input, deliveredAt: delivery), to: onEvents)
