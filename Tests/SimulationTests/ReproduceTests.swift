@@ -232,6 +232,19 @@ import TraceFormat
         } throws: { error in
             "\(error)" == "\(path): line 2, column 34: faults[1].channel: the run has no channel 'c9x'; did you mean 'c0' or 'c1'?"
         }
+        // A kind that does nothing to its channel, and a misspelled kind.
+        for (text, message) in [
+            (#"{"seed": 1, "faults": [{"kind": "lostFix", "channel": "c1"}]}"#, "line 1, column 33: faults[0].kind: lostFix does nothing to 'c1', a gyroscope channel; no channel of this run takes it"),
+            (#"{"seed": 1, "faults": [{"kind": "corruptFrame", "probability": 0.5}]}"#, "line 1, column 33: faults[0].kind: corruptFrame does nothing to any channel of this run"),
+            (#"{"seed": 1, "faults": [{"kind": "latncy", "channel": "c1"}]}"#, "line 1, column 33: faults[0].kind: no fault kind 'latncy'; did you mean 'latency'?"),
+        ] {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect {
+                try TraceReplay(trace: Self.trace(channels: 2, records: 10, seed: 1), options: ReplayOptions(faults: FaultPlan.load(path: path)))
+            } throws: { error in
+                "\(error)" == "\(path): \(message)"
+            }
+        }
         // The speaker and the screen are the run's outputs, always there.
         let outputs = FaultPlan(seed: 1, faults: [Fault(.latency, channel: "speaker", magnitude: 0.1), Fault(.latency, channel: "screen", magnitude: 0.1)])
         _ = try TraceReplay(trace: Self.trace(channels: 1, records: 10, seed: 1), options: ReplayOptions(faults: outputs))

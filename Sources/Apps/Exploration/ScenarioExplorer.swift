@@ -51,7 +51,7 @@ public struct ScenarioExplorer: Sendable {
         // naming the space file's line (its entries sit under `faults` as a plan's do).
         var entries = FaultPlan(seed: 0, faults: self.space.faults.map { Fault($0.kind, channel: $0.channel) })
         entries.file = space == nil ? scenario.explorePath : nil
-        try entries.checkChannels(inputs.header.channels.map(\.id))
+        try entries.check(against: inputs.header)
         let times = inputs.records.map(\.timestamp)
         if let first = times.min(), let last = times.max() {
             length = first.duration(to: last).seconds

@@ -41,6 +41,17 @@ public struct Fault: Sendable, Hashable, Codable {
         case jump
         /// Camera frames corrupted with `probability`: their bytes cut short, as a broken transfer leaves them.
         case corruptFrame
+
+        /// Reads a kind's name; a name that is not one is refused with the kinds it could have meant.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            let name = try container.decode(String.self)
+            guard let kind = Kind(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "no fault kind '\(name)'" + NameSuggestions.hint(name, among: Kind.allCases.map(\.rawValue), kind: "kinds"))
+            }
+            self = kind
+        }
     }
 
     /// What goes wrong.
@@ -191,16 +202,46 @@ public struct FaultPlan: Sendable, Hashable, Codable {
         }
     }
 
-    /// Refuses a fault on a channel the run does not have (a misspelled `"wirst"` would otherwise be a fault that does
-    /// nothing, and a test of it would pass untested): `channels` are the inputs' ids, and the speaker and the screen
-    /// are always known. Errors name the plan's ``file``, the line, column and field, and the channels it could have
-    /// meant. Every replay with a plan makes this check (`TraceReplay`).
-    public func checkChannels(_ channels: [String]) throws(ScriptError) {
-        let known = channels + [Fault.speakerChannel, Fault.screenChannel]
+    /// Refuses a fault that would do nothing, which a test of it would pass untested: one on a channel the run does
+    /// not have (a misspelled `"wirst"`), or one whose kind does nothing to its channel (a `lostFix` on a gyroscope,
+    /// or with no channel, on every channel of the run). The speaker and the screen are always there. Errors name the
+    /// plan's ``file``, the line, column and field, and what it could have meant. Every replay with a plan makes
+    /// this check (`TraceReplay`).
+    public func check(against header: TraceHeader) throws(ScriptError) {
+        let ids = header.channels.map(\.id)
+        let known = ids + [Fault.speakerChannel, Fault.screenChannel]
         for (index, fault) in faults.enumerated() {
-            guard let channel = fault.channel, !known.contains(channel) else { continue }
-            throw ScriptError.located(
-                file: file, "faults[\(index)].channel: the run has no channel '\(channel)'" + NameSuggestions.hint(channel, among: known, kind: "channels"))
+            if let channel = fault.channel {
+                guard known.contains(channel) else {
+                    throw ScriptError.located(
+                        file: file, "faults[\(index)].channel: the run has no channel '\(channel)'" + NameSuggestions.hint(channel, among: known, kind: "channels"))
+                }
+                guard let kind = header.channels.first(where: { $0.id == channel })?.kind else { continue }
+                guard fault.acts(on: kind) else {
+                    let takers = header.channels.filter { fault.acts(on: $0.kind) }.map(\.id)
+                    throw ScriptError.located(
+                        file: file, "faults[\(index)].kind: \(fault.kind.rawValue) does nothing to '\(channel)', a \(kind) channel"
+                            + (takers.isEmpty ? "; no channel of this run takes it" : "; the channels it acts on are \(takers.joined(separator: ", "))"))
+                }
+            } else if !header.channels.isEmpty, !header.channels.contains(where: { fault.acts(on: $0.kind) }) {
+                throw ScriptError.located(file: file, "faults[\(index)].kind: \(fault.kind.rawValue) does nothing to any channel of this run")
+            }
+        }
+    }
+}
+
+extension Fault {
+    /// Whether the fault can change a channel of `kind`: the faults on delivery act on every kind, the value faults
+    /// on the kinds that say how (`KindFaults`), and `lostFix`, `jump` and `corruptFrame` on GPS and cameras.
+    public func acts(on kind: DeviceKind) -> Bool {
+        let faults = kind.kindDescription.faults
+        switch self.kind {
+        case .drop, .reorder, .duplicate, .latency, .rate, .disconnect, .jitter: return true
+        case .stuck: return faults.freeze != nil
+        case .spike: return faults.spike != nil
+        case .bias: return faults.bias != nil
+        case .lostFix, .jump: return kind == .location
+        case .corruptFrame: return kind == .camera
         }
     }
 }

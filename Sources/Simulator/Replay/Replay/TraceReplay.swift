@@ -50,7 +50,7 @@ public struct TraceReplay: Sendable {
             throw TraceError(.invalidValue, file: trace.path, line: 0, "a replay plays at least once")
         }
         if let plan = options.faults {
-            do throws(ScriptError) { try plan.checkChannels(trace.header.channels.map(\.id)) } catch {
+            do throws(ScriptError) { try plan.check(against: trace.header) } catch {
                 throw TraceError(.unknownChannel, file: error.file, line: 0, error.message)
             }
         }
