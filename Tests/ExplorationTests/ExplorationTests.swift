@@ -75,6 +75,18 @@ let catalog = AppCatalog([Wayfinder.self])
         let rerun = try await Scenario(path: files.scenario).run(catalog: catalog)
         #expect(rerun.expectations.map(\.passed) == [false])
         #expect(rerun.expectations.first?.line == minimal.failure)
+        // The check `--shrink` makes before it reports a case: this one fails again from its files; a case whose
+        // files pass (its faults gone) is a bug, said loudly.
+        let shrinker = Shrinker(explorer: explorer)
+        try await shrinker.verify(minimal, files: files)
+        var broken = minimal
+        broken.plan.faults = []
+        let brokenFiles = try broken.write(into: folder, name: "broken.min")
+        await #expect {
+            try await shrinker.verify(broken, files: brokenFiles)
+        } throws: { error in
+            "\(error)".hasPrefix("BUG: the shrunk case \(brokenFiles.scenario) passes when run from its own files")
+        }
     }
 
     /// The same failing variant shrinks to the same bytes, 5 times out of 5. (Each shrink is about 220 runs; more rounds
