@@ -245,6 +245,11 @@ import TraceFormat
                 "\(error)" == "\(path): \(message)"
             }
         }
+        // A program's inputs, which `hal exec` and program scenarios serve with the faults applied, are checked alike.
+        var served = Self.trace(channels: 2, records: 10, seed: 1)
+        #expect(throws: ScriptError.self) { try served.inject(FaultPlan(seed: 1, faults: [Fault(.latency, channel: "c9x", magnitude: 0.5)])) }
+        try served.inject(FaultPlan(seed: 1, faults: [Fault(.drop, channel: "c1", probability: 1)]))
+        #expect(served.records.allSatisfy { $0.channel == 0 })
         // The speaker and the screen are the run's outputs, always there.
         let outputs = FaultPlan(seed: 1, faults: [Fault(.latency, channel: "speaker", magnitude: 0.1), Fault(.latency, channel: "screen", magnitude: 0.1)])
         _ = try TraceReplay(trace: Self.trace(channels: 1, records: 10, seed: 1), options: ReplayOptions(faults: outputs))

@@ -108,8 +108,7 @@ public struct ProgramScenario: Sendable {
     public func loadInputs() throws -> Trace {
         var trace = try Trace.merging(file.inputs.map { try Trace.loadInput(path: TracePath.resolve($0, inTraceAt: path)) })
         if let faults = file.faults {
-            let plan = try FaultPlan.load(path: TracePath.resolve(faults, inTraceAt: path))
-            trace.records = FaultInjector(plan: plan, header: trace.header).apply(to: trace.records)
+            try trace.inject(FaultPlan.load(path: TracePath.resolve(faults, inTraceAt: path)))
         }
         return trace
     }

@@ -125,8 +125,7 @@ struct Exec: AsyncParsableCommand {
         } else {
             var trace = try Trace.merging(inputs.map { try Trace.loadInput(path: $0) })
             if let faults {
-                let plan = try FaultPlan.load(path: faults)
-                trace.records = FaultInjector(plan: plan, header: trace.header).apply(to: trace.records)
+                try trace.inject(FaultPlan.load(path: faults))
             }
             let options = try runOptions(live: nil)
             let inputs = trace

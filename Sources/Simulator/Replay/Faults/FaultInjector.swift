@@ -288,3 +288,13 @@ public struct FaultInjector: Sendable {
         }
     }
 }
+
+extension Trace {
+    /// Applies `plan` to the records, as a faulty device would deliver them (`FaultInjector/apply(to:)`), after
+    /// refusing a fault that would do nothing (`FaultPlan/check(against:)`): for a program's inputs, which are
+    /// served in delivery order rather than replayed.
+    public mutating func inject(_ plan: FaultPlan) throws {
+        try plan.check(against: header)
+        records = FaultInjector(plan: plan, header: header).apply(to: records)
+    }
+}
