@@ -142,12 +142,45 @@ struct ReferenceChecker {
     }
 
     /// Whether an entry named `name`, with the attributes `with`, matches `event`.
-    static func matches(_ name: String, _ with: [String: String]?, _ event: AppEvent) -> Bool {
+    static func matches(_ name: String, _ with: [String: AttributeMatch]?, _ event: AppEvent) -> Bool {
         guard nameMatches(name, event.name) else { return false }
         for (key, wanted) in with ?? [:] {
-            guard let value = event.attributes[key], valueMatches(value, wanted) else { return false }
+            guard let value = event.attributes[key], attributeMatches(value, wanted) else { return false }
         }
         return true
+    }
+
+    /// Whether an attribute's value satisfies a wanted value or comparisons. The generated bounds and numbers are
+    /// binary fractions (halves), which a `Double` holds exactly, so comparing as `Double`s is exact here.
+    static func attributeMatches(_ value: AppEventValue, _ wanted: AttributeMatch) -> Bool {
+        switch wanted {
+        case .value(let text): return valueMatches(value, text)
+        case .within: return false  // never generated; `AttributeMatchTests` checks distances
+        case .compare(let comparisons):
+            for comparison in comparisons {
+                // Not equal: the opposite of a value match.
+                if comparison.op == .other {
+                    if valueMatches(value, comparison.text) { return false }
+                    continue
+                }
+                let number: Double
+                switch value {
+                case .int(let integer): number = Double(integer)
+                case .double(let double): number = double
+                case .string, .bool: return false
+                }
+                guard let bound = Double(comparison.text) else { return false }
+                let holds = switch comparison.op {
+                case .above: number > bound
+                case .atLeast: number >= bound
+                case .below: number < bound
+                case .atMost: number <= bound
+                case .other: number != bound
+                }
+                if !holds { return false }
+            }
+            return true
+        }
     }
 
     /// Whether the name `pattern` matches the name `name`.
@@ -318,7 +351,7 @@ struct ReferenceChecker {
             return ReferenceChecker(timeline, start: .zero).passes(expectation)
         }
         func ns(_ nanoseconds: Int64) -> Seconds { Seconds(nanoseconds: nanoseconds) }
-        func m(_ name: String, _ with: [String: String]? = nil) -> EventMatcher { EventMatcher(event: name, with: with) }
+        func m(_ name: String, _ with: [String: AttributeMatch]? = nil) -> EventMatcher { EventMatcher(event: name, with: with) }
         func delivery(_ expectation: EventExpectation) -> EventExpectation {
             var expectation = expectation
             expectation.inputTime = .delivery
@@ -405,10 +438,10 @@ struct ReferenceChecker {
         let valued = [app("a.x", 0, ["k": 2]), app("ab", 0, ["k": "2"]), app("a", 0, ["k": 2.5]), app("c", 0, ["k": .int(9_007_199_254_740_993)])]
         #expect(holds(valued, EventExpectation(event: "a.*", count: 1)))
         for wanted in ["2", "2.0", "20e-1", "0.2e1", "2.000", "2E0"] {
-            #expect(holds(valued, EventExpectation(event: "a.x", with: ["k": wanted])), "\(wanted)")
+            #expect(holds(valued, EventExpectation(event: "a.x", with: ["k": .value(wanted)])), "\(wanted)")
         }
         for wanted in ["2.5", "-2", "3", "x", "2e-1", "2.", ".2e1", "+2"] {
-            #expect(!holds(valued, EventExpectation(event: "a.x", with: ["k": wanted])), "\(wanted)")
+            #expect(!holds(valued, EventExpectation(event: "a.x", with: ["k": .value(wanted)])), "\(wanted)")
         }
         #expect(holds(valued, EventExpectation(event: "ab", with: ["k": "2"])))
         #expect(!holds(valued, EventExpectation(event: "ab", with: ["k": "2.0"])))
@@ -692,12 +725,23 @@ struct ReferenceChecker {
             random.pick([nil, .device, .delivery] as [EventExpectation.InputTime?])
         }
 
-        func attributes(for name: String, _ random: inout SeededRandom) -> [String: String]? {
+        func attributes(for name: String, _ random: inout SeededRandom) -> [String: AttributeMatch]? {
             guard let choices = vocabulary.attributes[name], !choices.isEmpty, random.chance(45) else { return nil }
-            var with: [String: String] = [:]
+            var with: [String: AttributeMatch] = [:]
             for _ in 0..<(random.chance(20) ? 2 : 1) {
                 let choice = random.pick(choices)
-                with[choice.key] = choice.value
+                with[choice.key] = .value(choice.value)
+            }
+            // Comparisons on `k`, with bounds on and between its values (halves: exact as Doubles).
+            if random.chance(30), choices.contains(where: { $0.key == "k" }) {
+                let bounds = ["0.5", "1", "1.5", "2", "2.5", "3", "3.5"]
+                var comparisons: [AttributeMatch.Comparison] = []
+                for _ in 0..<(random.chance(30) ? 2 : 1) {
+                    let op = random.pick(AttributeMatch.Comparison.Operator.allCases)
+                    comparisons.append(op == .other && random.chance(20)
+                        ? AttributeMatch.Comparison(notText: "x") : AttributeMatch.Comparison(op, ExactDecimal(random.pick(bounds))!))
+                }
+                with["k"] = .compare(comparisons)
             }
             return with
         }
@@ -828,8 +872,8 @@ struct ReferenceChecker {
         describe(matcher.event, matcher.with)
     }
 
-    static func describe(_ name: String, _ with: [String: String]?) -> String {
-        let attributes = (with ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    static func describe(_ name: String, _ with: [String: AttributeMatch]?) -> String {
+        let attributes = (with ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)\($0.value)" }
         return attributes.isEmpty ? name : "\(name){\(attributes.joined(separator: ","))}"
     }
 

@@ -37,11 +37,40 @@ public struct RunDeclarations: Sendable {
     public var channels: [(id: String, attributes: [String]?)]
     /// The app's vocabulary, if it declares one.
     public var vocabulary: AppVocabulary?
+    /// By channel id, the attributes whose values are numbers, where that is known: a comparison on another is
+    /// refused.
+    public var numbers: [String: Set<String>]
 
     /// Declarations.
-    public init(channels: [(id: String, attributes: [String]?)], vocabulary: AppVocabulary?) {
+    public init(channels: [(id: String, attributes: [String]?)], vocabulary: AppVocabulary?, numbers: [String: Set<String>] = [:]) {
         self.channels = channels
         self.vocabulary = vocabulary
+        self.numbers = numbers
+    }
+
+    /// Refuses each attribute of `matcher` that events carrying only `attributes` cannot satisfy: one they never carry,
+    /// a distance (`position`) without `lat` and `lon`, a comparison on a value that is not a number (`numbers`,
+    /// where known).
+    private func checkAttributes(
+        of matcher: EventMatcher, name: String, attributes: some Collection<String>, numbers: Set<String>?, withField: String
+    ) throws(AppConfigError) {
+        for (key, match) in (matcher.with ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if key == AttributeMatch.positionKey, case .within = match {
+                let hasPosition = (attributes.contains("lat") && attributes.contains("lon"))
+                    || (attributes.contains("latitude") && attributes.contains("longitude"))
+                guard hasPosition else {
+                    throw AppConfigError(field: "\(withField).\(key)", "\(name) events carry no lat and lon to measure a distance from")
+                }
+                continue
+            }
+            guard attributes.contains(key) else {
+                throw AppConfigError(
+                    field: "\(withField).\(key)", "\(name) events never carry '\(key)'" + Self.hint(key, among: attributes, kind: "attributes"))
+            }
+            if match.needsNumber, let numbers, !numbers.contains(key) {
+                throw AppConfigError(field: "\(withField).\(key)", "\(name) events' '\(key)' is not a number; a comparison needs one")
+            }
+        }
     }
 
     /// Refuses a command action the app does not take; `field` names it, such as `commands[3].action`.
@@ -65,11 +94,7 @@ public struct RunDeclarations: Sendable {
                 throw AppConfigError(field: nameField, "the run has no input channel '\(channel)'" + Self.hint(channel, among: ids, kind: "channels"))
             }
             guard !wildcard, let attributes = channels.first(where: { $0.id == channel })?.attributes else { return }
-            for key in (matcher.with ?? [:]).keys.sorted() where !attributes.contains(key) {
-                throw AppConfigError(
-                    field: "\(withField).\(key)",
-                    "\(name) events never carry '\(key)'" + Self.hint(key, among: attributes, kind: "attributes"))
-            }
+            try checkAttributes(of: matcher, name: name, attributes: attributes, numbers: numbers[channel], withField: withField)
         } else if name.hasPrefix("command:") {
             guard let commands = vocabulary?.commands else { return }
             guard known(commands.map { "command:" + $0 }) else {
@@ -89,11 +114,7 @@ public struct RunDeclarations: Sendable {
             let declared = covered.map { vocabulary?.attributes[$0] }
             guard !covered.isEmpty, !declared.contains(where: { $0 == nil }) else { return }
             let attributes = declared.compactMap { $0 }.reduce(into: Set<String>()) { $0.formUnion($1) }
-            for key in (matcher.with ?? [:]).keys.sorted() where !attributes.contains(key) {
-                throw AppConfigError(
-                    field: "\(withField).\(key)",
-                    "\(name) events never carry '\(key)'" + Self.hint(key, among: attributes, kind: "attributes"))
-            }
+            try checkAttributes(of: matcher, name: name, attributes: attributes, numbers: nil, withField: withField)
         }
     }
 

@@ -1,9 +1,10 @@
 public import HAL
 
-/// Which events an expectation is about: a name, and attribute values that must match.
+/// Which events an expectation is about: a name, and what its attributes must be (``AttributeMatch``).
 ///
-/// A value matches as it prints (`release`, `true`), and a number matches a number of the same value: `"160"`
-/// matches an attribute of 160 whether the event holds it as an integer or as 160.0.
+/// A value matches as it prints (`release`, `true`), and a number matches a number of the same value: `"160"` or
+/// `160` matches an attribute of 160 whether the event holds it as an integer or as 160.0. Comparisons
+/// (`{">": 24.5}`) and a distance from a point (`"position": {"within": 25, "of": [lat, lon]}`) match ranges.
 ///
 /// A name ending in `.*` matches every event under it (`answer.*`). Names with a colon match what the app was fed
 /// rather than what it did (``AppInputObservations``): `input:CHANNEL` a reading of that channel, with attributes such
@@ -11,18 +12,18 @@ public import HAL
 public struct EventMatcher: Sendable, Hashable, Codable {
     /// The event name, such as `place.arrived`.
     public var event: String
-    /// Attributes that must be present with these values, compared as they print.
-    public var with: [String: String]?
+    /// What the attributes must be.
+    public var with: [String: AttributeMatch]?
 
     /// Creates a matcher.
-    public init(event: String, with: [String: String]? = nil) {
+    public init(event: String, with: [String: AttributeMatch]? = nil) {
         self.event = event
         self.with = with
     }
 
     /// Whether `event` matches.
     public func matches(_ event: AppEvent) -> Bool {
-        matches(name: event.name) && (with ?? [:]).allSatisfy { key, wanted in event.attributes[key].map { Self.value($0, is: wanted) } ?? false }
+        matches(name: event.name) && (with ?? [:]).allSatisfy { key, wanted in wanted.matches(key: key, in: event.attributes) }
     }
 
     /// Whether an attribute's value is the text `wanted`: as it prints, or as a number of the same value.
@@ -45,9 +46,9 @@ public struct EventMatcher: Sendable, Hashable, Codable {
     /// Whether the matcher is about inputs (`input:…`, `command:…`) rather than the app's events.
     public var isAboutInputs: Bool { event.contains(":") }
 
-    /// `name{key=value,…}`.
+    /// `name{key=value,…}`, or with comparisons `name{magnitude>24.5}`.
     public var description: String {
-        let details = (with ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+        let details = (with ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)\($0.value)" }.joined(separator: ",")
         return details.isEmpty ? event : "\(event){\(details)}"
     }
 }
@@ -78,8 +79,8 @@ public struct EventExpectation: Sendable, Hashable, Codable {
     public var event: String?
     /// An event that must not happen.
     public var no: String?
-    /// Attributes that must match.
-    public var with: [String: String]?
+    /// What the attributes must be.
+    public var with: [String: AttributeMatch]?
     /// The window, in seconds after the run's start (both ends included, compared in whole nanoseconds).
     public var between: [Seconds]?
     /// Only inside these spans.
@@ -124,7 +125,7 @@ public struct EventExpectation: Sendable, Hashable, Codable {
 
     /// Creates an expectation.
     public init(
-        event: String? = nil, no: String? = nil, with: [String: String]? = nil,
+        event: String? = nil, no: String? = nil, with: [String: AttributeMatch]? = nil,
         between: [Seconds]? = nil, during: Span? = nil, count: Int? = nil
     ) {
         self.event = event

@@ -157,7 +157,16 @@ public struct AppSession<Logic: AppLogic>: Sendable {
             let attributes = channel.kind.kindDescription.attributes.names ?? firstReadings[index].map { $0.attributes.keys.sorted() }
             return (channel.id, attributes)
         }
-        return RunDeclarations(channels: channels, vocabulary: Logic.vocabulary)
+        // Which attributes are numbers: as the kind says, or as the channel's first reading shows.
+        var numbers: [String: Set<String>] = [:]
+        for (index, channel) in inputs.header.channels.enumerated() {
+            if let known = channel.kind.kindDescription.attributes.numbers {
+                numbers[channel.id] = known
+            } else if let first = firstReadings[index] {
+                numbers[channel.id] = Set(first.attributes.filter { if case .int = $0.value { true } else if case .double = $0.value { true } else { false } }.keys)
+            }
+        }
+        return RunDeclarations(channels: channels, vocabulary: Logic.vocabulary, numbers: numbers)
     }
 
     /// Refuses expectations and commands that name what the run can never produce: an input channel it lacks, an

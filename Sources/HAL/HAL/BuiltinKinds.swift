@@ -16,7 +16,7 @@ enum BuiltinKinds {
                 return text
             },
             faults: KindFaults(freeze: KindFaults.keepsFirstValue),
-            attributes: KindAttributes(names: ["heading", "elevation"]) { reading in
+            attributes: KindAttributes(names: ["heading", "elevation"], numbers: ["heading", "elevation"]) { reading in
                 guard case .attitude(let sample) = reading else { return [:] }
                 return ["heading": .double(sample.heading()), "elevation": .double(sample.elevation())]
             }),
@@ -27,7 +27,7 @@ enum BuiltinKinds {
                 guard case .pointer(let event) = reading else { return "\(reading)" }
                 return "\(event.phase.rawValue) pointer=\(event.pointer) x=\(event.x) y=\(event.y)"
             },
-            attributes: KindAttributes(names: ["phase", "pointer", "x", "y"]) { reading in
+            attributes: KindAttributes(names: ["phase", "pointer", "x", "y"], numbers: ["pointer", "x", "y"]) { reading in
                 guard case .pointer(let event) = reading else { return [:] }
                 return ["phase": .string(event.phase.rawValue), "pointer": .int(Int64(event.pointer)), "x": .double(event.x), "y": .double(event.y)]
             }),
@@ -37,7 +37,7 @@ enum BuiltinKinds {
                 guard case .key(let event) = reading else { return "\(reading)" }
                 return "code=\(event.code) \(event.state.rawValue)"
             },
-            attributes: KindAttributes(names: ["code", "state"]) { reading in
+            attributes: KindAttributes(names: ["code", "state"], numbers: ["code"]) { reading in
                 guard case .key(let event) = reading else { return [:] }
                 return ["code": .int(Int64(event.code)), "state": .string(event.state.rawValue)]
             }),
@@ -63,13 +63,20 @@ enum BuiltinKinds {
                     fix.coordinate = position.destination(distance: magnitude, bearing: unit() * 360)
                     return .location(fix)
                 }),
-            attributes: KindAttributes(names: ["mode", "latitude", "longitude"]) { reading in
+            attributes: KindAttributes(
+                names: ["mode", "lat", "lon", "alt", "speed", "latitude", "longitude"], numbers: ["lat", "lon", "alt", "speed", "latitude", "longitude"]
+            ) { reading in
                 guard case .location(let fix) = reading else { return [:] }
                 var attributes: [String: AppEventValue] = ["mode": .string(fix.mode.rawValue)]
                 if let coordinate = fix.coordinate {
+                    // `lat` and `lon`, and the longer names earlier scenarios use.
+                    attributes["lat"] = .double(coordinate.latitude)
+                    attributes["lon"] = .double(coordinate.longitude)
                     attributes["latitude"] = .double(coordinate.latitude)
                     attributes["longitude"] = .double(coordinate.longitude)
                 }
+                if let altitude = fix.altitude { attributes["alt"] = .double(altitude) }
+                if let speed = fix.speed { attributes["speed"] = .double(speed) }
                 return attributes
             }),
         KindDescription(
@@ -82,7 +89,7 @@ enum BuiltinKinds {
                 }
                 return "#\(frame.sequence) \(frame.width)x\(frame.height) \(frame.pixelFormat.rawValue) \(place)"
             },
-            attributes: KindAttributes(names: ["seq"]) { reading in
+            attributes: KindAttributes(names: ["seq"], numbers: ["seq"]) { reading in
                 guard case .frame(let frame) = reading else { return [:] }
                 return ["seq": .int(Int64(frame.sequence))]
             }),
@@ -96,7 +103,7 @@ enum BuiltinKinds {
                 return "\(dominant.rawValue) \(scores[dominant]) face=\(face.x),\(face.y),\(face.width),\(face.height)\(tracked)"
             },
             faults: KindFaults(freeze: KindFaults.keepsFirstValue),
-            attributes: KindAttributes(names: ["dominant"]) { reading in
+            attributes: KindAttributes(names: ["dominant"], numbers: []) { reading in
                 guard case .expression(let reading) = reading else { return [:] }
                 return ["dominant": .string(reading.dominant?.rawValue ?? "none")]
             }),
@@ -110,7 +117,7 @@ enum BuiltinKinds {
                 case .speech(let text, let voice): return "\(event.phase.rawValue) speech [\(voice)] \(text)"
                 }
             },
-            attributes: KindAttributes(names: ["phase", "clip", "text"]) { reading in
+            attributes: KindAttributes(names: ["phase", "clip", "text"], numbers: []) { reading in
                 guard case .playback(let event) = reading else { return [:] }
                 return switch event.item {
                 case .clip(let name): ["phase": .string(event.phase.rawValue), "clip": .string(name)]
@@ -152,9 +159,10 @@ enum BuiltinKinds {
                     sample.value = Vector3(x: sample.value.x + magnitude, y: sample.value.y + magnitude, z: sample.value.z + magnitude)
                     return .motion(sample)
                 }),
-            attributes: KindAttributes(names: ["x", "y", "z"]) { reading in
+            attributes: KindAttributes(names: ["x", "y", "z", "magnitude"], numbers: ["x", "y", "z", "magnitude"]) { reading in
                 guard case .motion(let sample) = reading else { return [:] }
-                return ["x": .double(sample.value.x), "y": .double(sample.value.y), "z": .double(sample.value.z)]
+                return ["x": .double(sample.value.x), "y": .double(sample.value.y), "z": .double(sample.value.z),
+                        "magnitude": .double(sample.value.magnitude)]
             })
     }
 }

@@ -83,12 +83,16 @@ public struct KindAttributes: Sendable {
     /// The names a reading's attributes can have, when the kind knows them before it sees a reading; `nil` when only
     /// the readings tell (a scenario's names are then checked against the channel's first reading).
     public var names: [String]?
+    /// The names whose values are numbers, when the kind knows them: a scenario's comparison (`{">": 24.5}`) on
+    /// another of ``names`` is refused before the run. `nil`: not known.
+    public var numbers: Set<String>?
     /// A reading's attributes.
     public var values: @Sendable (Reading) -> [String: AppEventValue]
 
-    /// Attributes named `names`, made by `values`.
-    public init(names: [String]?, values: @escaping @Sendable (Reading) -> [String: AppEventValue]) {
+    /// Attributes named `names`, of which `numbers` are numbers, made by `values`.
+    public init(names: [String]?, numbers: Set<String>? = nil, values: @escaping @Sendable (Reading) -> [String: AppEventValue]) {
         self.names = names
+        self.numbers = numbers
         self.values = values
     }
 

@@ -240,10 +240,15 @@ private func decodeScalar<Value>(
         guard let value = try? scanner.readBool() else { throw mismatch() }
         return value as? Value
     }
-    if Value.self == Seconds.self {
+    // The number types read from their decimal text, exactly: never through `Double`.
+    func numberText() throws -> String {
         guard first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { throw mismatch() }
         let token = try scanner.numberToken()
-        let text = String(decoding: UnsafeBufferPointer(rebasing: document.bytes[token.range]), as: UTF8.self)
+        return String(decoding: UnsafeBufferPointer(rebasing: document.bytes[token.range]), as: UTF8.self)
+    }
+    if Value.self == ExactDecimal.self { return ExactDecimal(try numberText()) as? Value }
+    if Value.self == Seconds.self {
+        let text = try numberText()
         guard let seconds = Seconds(decimalText: text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath(), debugDescription: "\(text) s is not a whole number of nanoseconds within ±292 years"))
         }
