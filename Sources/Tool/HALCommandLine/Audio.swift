@@ -2,6 +2,7 @@ import ArgumentParser
 import Audio
 import FoundationEssentials
 import HAL
+import TraceFormat
 
 /// Where `hal say` and `hal play` send sound.
 struct SpeakerOptions: ParsableArguments {
@@ -14,6 +15,7 @@ struct SpeakerOptions: ParsableArguments {
     /// Opens the speaker (`--out FILE` as `wav:FILE`), makes one request, and returns when it has
     /// finished playing, with a WAV file complete.
     func playToEnd(_ request: (any Speaker) async throws -> Void) async throws {
+        if let out { try FileWrites.checkWritable(out) }
         let speaker = try makeDeviceFactory().open(out.map { "wav:\($0)" } ?? device, as: (any Speaker).self)
         let events = speaker.events(buffering: .unbounded)
         try await request(speaker)
@@ -53,6 +55,7 @@ struct Play: AsyncParsableCommand {
     @OptionGroup var speaker: SpeakerOptions
 
     func run() async throws {
+        try checkSoundFile(file)
         let name = URL(fileURLWithPath: file).lastPathComponent
         try await speaker.playToEnd { try await $0.play(AudioClip(name: name, source: .file(path: file))) }
     }
@@ -81,6 +84,7 @@ struct AudioCommand: ParsableCommand {
             var out = StandardOutput()
             var flagged = 0
             for file in files {
+                try checkSoundFile(file)
                 let loudness = Loudness(measuring: try SoundFile.read(file))
                 var problems: [String] = []
                 if loudness.integrated > ceiling { problems.append("above the \(printfFormat("%g", ceiling)) LUFS ceiling") }
@@ -92,4 +96,12 @@ struct AudioCommand: ParsableCommand {
             if flagged > 0 { throw ExitCode(1) }
         }
     }
+}
+
+/// Refuses a folder, an empty file or one that may not be read in words before libsndfile reads it, which says
+/// `Format not recognised.` of the first two; a missing file is libsndfile's to report (`System error : No such file
+/// or directory.`).
+private func checkSoundFile(_ path: String) throws {
+    guard FileManager.default.fileExists(atPath: path) else { return }
+    try FileReads.checkReadable(path, expecting: "a sound file (WAV, FLAC, OGG)")
 }

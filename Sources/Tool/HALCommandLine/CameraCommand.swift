@@ -58,6 +58,7 @@ struct CameraCommand: AsyncParsableCommand {
         var skip = 0
 
         func run() async throws {
+            try FileWrites.checkWritable(out)
             let camera = try makeDeviceFactory().open(uri, as: (any Camera).self)
             var seen = 0
             for try await frame in camera.readings(buffering: .unbounded) {

@@ -42,6 +42,7 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
+        if let sound { try FileReads.checkFolder(sound) }
         let progress = quiet ? nil : Progress(label: "converting")
         let (trace, framePaths) = try TraceConversion.read(input) { progress?.update("reading", fraction: $0) }
         let sink = try TraceFiles.makeWriter(

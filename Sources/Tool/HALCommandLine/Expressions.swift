@@ -87,8 +87,12 @@ struct Expressions: AsyncParsableCommand {
         for input in inputs {
             guard FileManager.default.fileExists(atPath: input) else { throw ValidationError("\(input): no such file or folder") }
             if isFolder(input) {
-                paths += FileCamera.imageFiles(in: input) ?? []
+                try FileReads.checkFolder(input)
+                let images = FileCamera.imageFiles(in: input) ?? []
+                if images.isEmpty { throw FileError(path: input, "no images (JPEG, PNG, BMP, TIFF) in the folder") }
+                paths += images
             } else {
+                try FileReads.checkReadable(input, expecting: "an image (JPEG, PNG, BMP, TIFF)")
                 paths.append(input)
             }
         }

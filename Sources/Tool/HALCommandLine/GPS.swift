@@ -64,7 +64,7 @@ struct GPSCommand: ParsableCommand {
             let name = loaded.header.metadata["title"] ?? URL(fileURLWithPath: trace).deletingPathExtension().lastPathComponent
             let text = format == .gpx ? track.gpx(name: name) : track.nmea()
             if let out {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: out))
+                try FileWrites.write(Array(text.utf8), to: out)
                 printError("wrote \(track.fixes.count) fixes as \(format.rawValue.uppercased()) to \(out)")
             } else {
                 var output = StandardOutput()
@@ -97,7 +97,8 @@ struct GPSCommand: ParsableCommand {
         }
 
         func run() throws {
-            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+            let bytes = try FileReads.read(path: file)
+            guard !bytes.isEmpty else { throw FileError(path: file, "the file is empty; expected an NMEA log, a GPX file or a KML file") }
             let lowercased = file.lowercased()
             if lowercased.hasSuffix(".gpx") || lowercased.hasSuffix(".kml") {
                 let imported = lowercased.hasSuffix(".gpx")
@@ -106,7 +107,7 @@ struct GPSCommand: ParsableCommand {
                     let library = WalkScenario.Library(places: imported.places)
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                    try encoder.encode(library).write(to: URL(fileURLWithPath: places))
+                    try FileWrites.write([UInt8](encoder.encode(library)), to: places)
                     printError("wrote \(imported.places.count) places to \(places)")
                 }
                 guard let track = imported.track else {
@@ -117,6 +118,7 @@ struct GPSCommand: ParsableCommand {
                 return
             }
             let (track, statistics, skipped) = LocationTrack.importNMEA(String(decoding: bytes, as: UTF8.self))
+            guard statistics.epochs > 0 else { throw FileError(path: file, "no NMEA epochs in the file; expected an NMEA log, a GPX file or a KML file") }
             try write(track.trace(source: "nmea:\(file)", metadata: ["imported-from": file]), to: out)
             let rejected = statistics.rejected.map { "\($0.value) \($0.key)" }.sorted().joined(separator: ", ")
             printError("wrote \(track.fixes.count) fixes from \(statistics.epochs) epochs to \(out)"

@@ -25,7 +25,9 @@ struct InputCommand: ParsableCommand {
         var roles: [String] = []
 
         func run() throws {
-            let recording = try EvemuRecording(text: String(contentsOfFile: file, encoding: .utf8), file: file)
+            let bytes = try FileReads.read(path: file)
+            guard !bytes.isEmpty else { throw FileError(path: file, "the file is empty; expected an evemu recording ('# EVEMU 1.3')") }
+            let recording = try EvemuRecording(text: String(decoding: bytes, as: UTF8.self), file: file)
             var chosen: [InputRole]?
             if !roles.isEmpty {
                 chosen = try roles.map { name in

@@ -73,7 +73,7 @@ struct Plot: ParsableCommand {
         let plot = TracePlot(options: options)
         progress?.step("drawing \(trace.records.count) records")
         let svg = plot.svg(for: trace, title: "\(self.trace)")
-        try Data(svg.utf8).write(to: URL(fileURLWithPath: output))
+        try FileWrites.write(Array(svg.utf8), to: output)
         progress?.step("done")
         progress?.finish()
         printError("\(output): \(plot.panels(for: trace).joined(separator: ", "))")

@@ -1,6 +1,7 @@
 import AppCore
 import ArgumentParser
 import HAL
+import LibC
 import Session
 import Replay
 import Synthesis
@@ -88,6 +89,8 @@ struct Run: AsyncParsableCommand {
         let catalog = HALCommandLine.catalog
         let factory = makeDeviceFactory(searchFolders: search.folders)
         let speaker = try speaker.map { try factory.open($0, as: (any Speaker).self) }
+        // The storage folder is made on the first write; one that is there must be a folder the app can write in.
+        if let storage, access(storage, F_OK) == 0 { try FileReads.checkFolder(storage, writable: true) }
         let storage = storage.map { FolderAppStorage(path: $0) }
         let plan = try faults.map { try FaultPlan.load(path: $0) }
         var pacing = ReplayPacing.asFastAsPossible

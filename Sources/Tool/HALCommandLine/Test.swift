@@ -6,6 +6,7 @@ import Exploration
 import Session
 import ScenarioSuite
 import ProgramSession
+import TraceFormat
 
 /// `hal test [PATH…]`: runs every scenario under the paths, side by side or as one shard of a CI matrix.
 struct TestCommand: AsyncParsableCommand {
@@ -72,6 +73,9 @@ struct TestCommand: AsyncParsableCommand {
     func run() async throws {
         let catalog = HALCommandLine.catalog
         var scenarios = try ScenarioDiscovery.scenarios(under: paths)
+        if scenarios.isEmpty { throw FileError(path: paths.joined(separator: ", "), "no scenarios (*.run.json) found") }
+        // The reports are written when the suite has run: a path they cannot be written to is refused before it does.
+        for path in [junit, json].compactMap({ $0 }) { try FileWrites.checkWritable(path) }
         let part = try shard.flatMap(Shard.init) ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment)
         if let explore { return try await runExploration(scenarios, count: explore, part: part, catalog: catalog) }
         if let part { scenarios = part.select(scenarios) }
@@ -90,8 +94,8 @@ struct TestCommand: AsyncParsableCommand {
         for result in report.results where result.golden == .updated || result.golden == .created {
             printLine("golden: \(result.golden == .created ? "wrote" : "updated") \(ScenarioResult.goldenPath(of: result.path))")
         }
-        if let junit { try Data(report.junitXML(suiteName: "\(HALCommandLine.toolName) test").utf8).write(to: URL(fileURLWithPath: junit)) }
-        if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
+        if let junit { try FileWrites.write(Array(report.junitXML(suiteName: "\(HALCommandLine.toolName) test").utf8), to: junit) }
+        if let json { try FileWrites.write([UInt8](report.json()), to: json) }
         if report.interrupted { printLine("interrupted: \(report.results.count) of \(counted(scenarios.count, "scenario")) finished") }
         printLine("ran \(counted(report.results.count, "scenario")) in \(printfFormat("%.1f", report.seconds)) s")
         printLine(report.summary)
@@ -137,8 +141,8 @@ extension TestCommand {
             }
         }
         let suite = report.suiteReport(shrunk: shrunk, tool: HALCommandLine.toolName)
-        if let junit { try Data(suite.junitXML(suiteName: "\(HALCommandLine.toolName) test --explore").utf8).write(to: URL(fileURLWithPath: junit)) }
-        if let json { try suite.json().write(to: URL(fileURLWithPath: json)) }
+        if let junit { try FileWrites.write(Array(suite.junitXML(suiteName: "\(HALCommandLine.toolName) test --explore").utf8), to: junit) }
+        if let json { try FileWrites.write([UInt8](suite.json()), to: json) }
         printLine(report.summary)
         if report.interrupted { throw ExitCode(130) }
         if !report.failures.isEmpty || report.unexplored.contains(where: { $0.status == .error }) { throw ExitCode(1) }

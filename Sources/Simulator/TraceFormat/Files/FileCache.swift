@@ -1,5 +1,7 @@
 import FoundationEssentials
 import HAL
+import LibC
+import SystemPackage
 
 /// Values built from files, shared within a process for as long as every file a value was built from still holds the
 /// same bytes.
@@ -64,8 +66,9 @@ package enum FileReads {
     /// The reads of the build under way in this task or thread, if a cache is recording one.
     @TaskLocal private static var current: Locked<[FileRead]>?
 
-    /// The bytes of the file at `path`, recorded as read by the build under way. Errors are the file system's.
-    package static func read(path: String) throws -> [UInt8] {
+    /// The bytes of the file at `path`, recorded as read by the build under way. Errors are ``FileError``s, the path
+    /// and the cause in words: `walk.json: no such file`, `walk.json: is a directory, not a file`.
+    package static func read(path: String) throws(FileError) -> [UInt8] {
         let bytes = try load(path)
         note([FileRead(path: path, bytes: bytes)])
         return bytes
@@ -76,8 +79,32 @@ package enum FileReads {
         try? load(path)
     }
 
-    private static func load(_ path: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    /// Reads the whole file through a file descriptor, not Foundation, so that an error is an errno put in words.
+    private static func load(_ path: String) throws(FileError) -> [UInt8] {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+        } catch {
+            throw FileError(path: path, error: error, access: .read)
+        }
+        defer { try? descriptor.close() }
+        // Reads go in pieces of the file's size (and a byte to see its end), up to 1 MiB.
+        var info = stat()
+        var size = 0
+        if fstat(descriptor.rawValue, &info) == 0 { size = max(0, Int(info.st_size)) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        var piece = [UInt8](repeating: 0, count: max(4096, min(1 << 20, size + 1)))
+        while true {
+            let count: Int
+            do {
+                count = try piece.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+            } catch {
+                throw FileError(path: path, error: error, access: .read)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: piece[..<count])
+        }
     }
 
     /// Records `files` as read by the build under way, if one is being recorded.

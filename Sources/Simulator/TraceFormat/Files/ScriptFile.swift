@@ -15,12 +15,13 @@ public enum ScriptFile {
         }
     }
 
-    /// Decodes a JSON file, refusing unknown fields; errors name the file and the field. The file counts as read by
-    /// the `FileCache` build under way, if any.
+    /// Decodes a JSON file, refusing unknown fields; errors name the file and the field, or say in words why the
+    /// file cannot be read (`walk.json: no such file`, `walk.json: is a directory, not a file`). The file counts as
+    /// read by the `FileCache` build under way, if any.
     public static func decode<Value: Decodable>(path: String) throws -> Value {
         let bytes: [UInt8]
-        do { bytes = try FileReads.read(path: path) } catch {
-            throw ScriptError(file: path, "cannot read: \(error)")
+        do throws(FileError) { bytes = try FileReads.read(path: path) } catch {
+            throw ScriptError(file: path, error.cause)
         }
         return try decode(bytes, file: path)
     }
@@ -33,6 +34,9 @@ public enum ScriptFile {
     /// Decodes `bytes` with ``ScriptDecoder``, which notes the fields the type reads: a field it never read (and
     /// that does not hold `null`) is an error naming its line, column and path.
     private static func decode<Value: Decodable>(bytes: [UInt8], file path: String) throws -> Value {
+        if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
+            throw ScriptError(file: path, "the file is empty; expected a JSON document")
+        }
         if let syntax = JSONDocument.syntaxError(in: bytes) { throw ScriptError(file: path, syntax) }
         let (value, unread) = try bytes.withUnsafeBufferPointer { buffer -> (Value, [String]) in
             let decoder = ScriptDecoder(buffer)
