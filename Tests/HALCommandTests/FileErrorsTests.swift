@@ -28,7 +28,7 @@ import TestSupport
         case outputDirectory, outputInMissingFolder, outputInUnwritableFolder
         case missingFolder, fileNotFolder, unreadableFolder
 
-        /// Whether `hal` must run without the right to read or write it: as nobody when the test runs as root.
+        /// Whether `hal` must run without the right to read or write it: without capabilities when the test runs as root.
         var needsNoPermission: Bool { self == .unreadable || self == .outputInUnwritableFolder || self == .unreadableFolder }
     }
 
@@ -188,18 +188,20 @@ import TestSupport
 
     static let setpriv = "/usr/bin/setpriv"
 
-    /// `setpriv`'s arguments that run a program as nobody with no groups (util-linux, in Debian's base system).
-    static let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+    /// `setpriv`'s arguments that run a program as root without a capability (util-linux, in Debian's base system):
+    /// then a file's mode stops it as it stops its owner, wherever the package's folder is and whoever may enter it.
+    static let withoutCapabilities = ["--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all"]
 
-    /// Whether the test runs as root, whom no file mode stops: then `hal` runs as nobody for the permission cases.
+    /// Whether the test runs as root, whom no file mode stops: then `hal` runs without capabilities for the
+    /// permission cases.
     static let runsAsRoot = getuid() == 0
 
     @Test(arguments: options) func aBadPathIsRefusedWithThePathAndTheCauseInWords(_ option: FileOption) async throws {
         let files = FileManager.default
         let folder = try makeScratchFolder()
         defer { try? files.removeItem(atPath: folder) }
-        // Each case in a folder of its own that nobody (uid 65534) may enter, with one in it that anyone may write in,
-        // for the outputs of the other options.
+        // Each case in a folder of its own, with one in it that anyone may write in, for the outputs of the other
+        // options.
         try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
         for (index, bad) in option.badPaths.enumerated() {
             // Root reads and writes whatever the mode says; without setpriv there is no one else to be.
@@ -218,7 +220,7 @@ import TestSupport
             if let scenario = option.scenario { try Data(filled(scenario).utf8).write(to: URL(fileURLWithPath: place + "/s.run.json")) }
             let arguments = option.arguments.map(filled)
             let (program, line) = bad.needsNoPermission && Self.runsAsRoot
-                ? (Self.setpriv, Self.asNobody + [halExecutable] + arguments) : (halExecutable, arguments)
+                ? (Self.setpriv, Self.withoutCapabilities + [halExecutable] + arguments) : (halExecutable, arguments)
             let run = try await runProcess(program, line, timeout: 60)
             let what = "hal \(arguments.joined(separator: " ")) (\(bad.rawValue)):\n\(run.output)"
             #expect(run.status != 0, "\(what)")
@@ -259,10 +261,10 @@ import TestSupport
         case .outputInMissingFolder:
             return folder + "/gone/f" + suffix
         case .outputInUnwritableFolder:
-            // Root's, or read-only for its owner: nobody, or the owner, cannot make a file in it.
+            // Read-only for its owner, who (without capabilities, as root is here) cannot make a file in it.
             let locked = folder + "/shut"
             try files.createDirectory(atPath: locked, withIntermediateDirectories: false)
-            try files.setAttributes([.posixPermissions: Self.runsAsRoot ? 0o755 : 0o555], ofItemAtPath: locked)
+            try files.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
             return locked + "/f" + suffix
         }
     }
