@@ -81,12 +81,7 @@ package enum FileReads {
 
     /// Reads the whole file through a file descriptor, not Foundation, so that an error is an errno put in words.
     private static func load(_ path: String) throws(FileError) -> [UInt8] {
-        let descriptor: FileDescriptor
-        do {
-            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
-        } catch {
-            throw FileError(path: path, error: error, access: .read)
-        }
+        let descriptor = try open(path)
         defer { try? descriptor.close() }
         // Reads go in pieces of the file's size (and a byte to see its end), up to 1 MiB.
         var info = stat()

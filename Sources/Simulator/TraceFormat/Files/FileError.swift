@@ -97,12 +97,7 @@ extension FileReads {
     /// and is not empty: `clip.wav: no such file`, `clip.wav: is a directory, not a file`, `clip.wav: permission
     /// denied`, or, with `what` being `a sound file`, `clip.wav: the file is empty; expected a sound file`.
     package static func checkReadable(_ path: String, expecting what: String) throws(FileError) {
-        let descriptor: FileDescriptor
-        do {
-            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
-        } catch {
-            throw FileError(path: path, error: error, access: .read)
-        }
+        let descriptor = try open(path)
         defer { try? descriptor.close() }
         var byte: UInt8 = 0
         let count: Int
@@ -112,6 +107,15 @@ extension FileReads {
             throw FileError(path: path, error: error, access: .read)
         }
         if count == 0 { throw FileError(path: path, "the file is empty; expected \(what)") }
+    }
+
+    /// The file at `path` opened for reading; the caller closes it.
+    static func open(_ path: String) throws(FileError) -> FileDescriptor {
+        do {
+            return try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+        } catch {
+            throw FileError(path: path, error: error, access: .read)
+        }
     }
 
     /// Checks that `path` is a folder that can be listed (and, when `writable`, that takes new files): a missing
