@@ -5,7 +5,7 @@ public import HAL
 /// - a value, as text or a JSON number: `"release"`, `"160"` or `160`; it matches as it prints, and a number matches a
 ///   number of the same value (`160` matches 160 and 160.0);
 /// - comparisons with numbers, all of which must hold: `{">": 24.5}`, `{">=": 89, "<=": 91}`, `{"<": 3}`; they
-///   compare exactly, as the reading's binary value and the bound's decimal are (``DecimalBound``), and a value that
+///   compare exactly, as the reading's binary value and the bound's decimal are (`DecimalBound`), and a value that
 ///   is not a number does not match. `{"!=": a}` (a number or text) holds where `a` as a value would not match;
 /// - under the key `position`, a distance: `{"within": 25, "of": [49.2606, -123.2460]}` matches an event whose
 ///   `lat` and `lon` (or `latitude` and `longitude`) lie within that many metres of the point, on the WGS84 ellipsoid.
