@@ -175,5 +175,18 @@ import TraceFormat
         #expect(throws: AppStorageError.self) { try folder.write(.bytes([1]), as: "a/b") }
         try folder.write(.bytes([1, 2]), as: "ok")
         #expect(try folder.read("ok") == [1, 2] && folder.read("missing") == nil)
+        // What cannot be written or read is said in words, never as a Foundation error's dump.
+        let scratch = try makeScratchFolder()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: scratch + "/plain"))
+        #expect {
+            try FolderAppStorage(path: scratch + "/plain/store").write(.bytes([1]), as: "a")
+        } throws: { "\($0)" == "\(scratch)/plain/store/a: cannot write the stored file: \(scratch)/plain/store: cannot write: a folder on the path is a file" }
+        try FileManager.default.createDirectory(atPath: scratch + "/store/dir", withIntermediateDirectories: true)
+        #expect {
+            try FolderAppStorage(path: scratch + "/store").read("dir")
+        } throws: { "\($0)" == "\(scratch)/store/dir: cannot read the stored file: is a directory, not a file" }
+        #expect {
+            try FolderAppStorage(path: scratch + "/store").write(.copy(ofFile: scratch + "/gone.png"), as: "b")
+        } throws: { "\($0)" == "\(scratch)/gone.png: cannot read the file to store: no such file" }
     }
 }

@@ -1,5 +1,6 @@
 public import AppCore
 import FoundationEssentials
+import TraceFormat
 
 /// An app's storage in a folder on disk (`hal run --storage DIR`): each file under its name, written whole through a
 /// temporary file and a rename, so a crash leaves the old file or the new one, never half of one.
@@ -15,29 +16,28 @@ public struct FolderAppStorage: AppStorage {
     public func read(_ name: String) throws -> [UInt8]? {
         let file = try location(of: name)
         guard FileManager.default.fileExists(atPath: file) else { return nil }
-        guard let data = FileManager.default.contents(atPath: file) else { throw AppStorageError(file: file, "cannot read the stored file") }
-        return [UInt8](data)
+        do throws(FileError) { return try FileReads.read(path: file) } catch {
+            throw AppStorageError(file: file, "cannot read the stored file: \(error.cause)")
+        }
     }
 
     public func write(_ contents: StoredContents, as name: String) throws {
         let file = try location(of: name)
-        let data: Data
+        let bytes: [UInt8]
         switch contents {
-        case .bytes(let bytes): data = Data(bytes)
-        case .copy(let source): data = Data(try Self.readFile(source))
+        case .bytes(let stored): bytes = stored
+        case .copy(let source): bytes = try Self.readFile(source)
         }
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        do {
-            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
-        } catch {
-            throw AppStorageError(file: file, "cannot write the stored file: \(String(describing: error))")
+        do throws(FileError) { try FileWrites.replace(bytes, at: file) } catch {
+            throw AppStorageError(file: file, "cannot write the stored file: \(error.path == file ? error.cause : error.description)")
         }
     }
 
     /// A file an app asks to store a copy of.
     static func readFile(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw AppStorageError(file: path, "cannot read the file to store") }
-        return [UInt8](data)
+        do throws(FileError) { return try FileReads.read(path: path) } catch {
+            throw AppStorageError(file: path, "cannot read the file to store: \(error.cause)")
+        }
     }
 
     /// A name is one path component: an app cannot write outside its folder.

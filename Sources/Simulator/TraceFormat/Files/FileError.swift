@@ -80,6 +80,30 @@ package enum FileWrites {
         }
     }
 
+    /// Replaces the file at `path` with `bytes` through a temporary file beside it and a rename, so that a crash
+    /// leaves the old file or the new one, never half of one; makes the file's folder (and the folders above it) first.
+    package static func replace(_ bytes: [UInt8], at path: String) throws(FileError) {
+        try makeFolder(TracePath.folder(ofTraceAt: path))
+        let temporary = path + ".partial"
+        try write(bytes, to: temporary)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            _ = unlink(temporary)
+            throw FileError(path: path, code: code, access: .write)
+        }
+    }
+
+    /// Makes the folder at `path` and the folders above it, where they are missing.
+    package static func makeFolder(_ path: String) throws(FileError) {
+        guard !path.isEmpty, path != "/", path != "." else { return }
+        if mkdir(path, 0o755) == 0 { return }
+        let code = errno
+        if code == EEXIST { return }
+        guard code == ENOENT else { throw FileError(path: path, code: code, access: .write) }
+        try makeFolder(TracePath.folder(ofTraceAt: path))
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw FileError(path: path, code: errno, access: .write) }
+    }
+
     /// Checks, before a long job or a library that says less (OpenCV), that a file can be written at `path`: that
     /// it is not a folder, and that its folder exists and takes new files. Creates nothing.
     package static func checkWritable(_ path: String) throws(FileError) {
