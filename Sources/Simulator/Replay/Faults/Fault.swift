@@ -185,7 +185,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
         guard !delays.isEmpty || !jitters.isEmpty else { return nil }
         let sigma = jitters.map { $0 * $0 }.reduce(0, +).squareRoot()
         let base = delays.map { Seconds(rounding: $0) }.reduce(.zero, +)
-        return SpeakerLatency(base: base.duration, jitter: .nanoseconds(nanoseconds(sigma)), seed: seed)
+        return SpeakerLatency(base: base.duration, jitter: Seconds(rounding: sigma).duration, seed: seed)
     }
 
     /// How slow the app's video screen is to show an opened video's first frame: the `latency` faults on
@@ -243,21 +243,5 @@ extension Fault {
         case .lostFix, .jump: return kind == .location
         case .corruptFrame: return kind == .camera
         }
-    }
-}
-
-/// Seconds as whole nanoseconds, held within `Int64`'s range: a fault's times add up (many latency faults, a
-/// Gaussian draw times σ), and an out-of-range conversion would trap.
-func nanoseconds(_ seconds: Double) -> Int64 {
-    let nanoseconds = (seconds * 1e9).rounded()
-    guard nanoseconds.isFinite else { return nanoseconds > 0 ? .max : nanoseconds < 0 ? .min : 0 }
-    return Int64(exactly: nanoseconds) ?? (nanoseconds > 0 ? .max : .min)
-}
-
-extension Int64 {
-    /// `self + offset`, held at `Int64`'s ends rather than trapping: a timestamp moved by a fault.
-    func shifted(by offset: Int64) -> Int64 {
-        let (sum, overflow) = addingReportingOverflow(offset)
-        return overflow ? (offset > 0 ? .max : .min) : sum
     }
 }

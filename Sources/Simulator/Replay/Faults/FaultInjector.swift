@@ -175,7 +175,7 @@ public struct FaultInjector: Sendable {
             }
         case .jitter:
             for index in pass.records.indices where applies(scope, to: pass.records[index]) {
-                let offset = nanoseconds(random.gaussian() * (fault.magnitude ?? 0))
+                let offset = Seconds(rounding: random.gaussian() * (fault.magnitude ?? 0)).nanoseconds
                 pass.records[index].move(to: Timestamp(nanoseconds: pass.records[index].timestamp.nanoseconds.shifted(by: offset)))
             }
         case .reorder:
@@ -199,15 +199,13 @@ public struct FaultInjector: Sendable {
             if kept.count > pass.records.count { pass.keep(kept) }
         case .latency:
             let delay = Seconds(rounding: fault.magnitude ?? 0).nanoseconds
-            let caught = pass.records.indices.filter { applies(scope, to: pass.records[$0]) }
-            guard !caught.isEmpty, delay != 0 else { break }
+            let isCaught = pass.records.indices.map { applies(scope, to: pass.records[$0]) }
+            guard delay != 0, isCaught.contains(true) else { break }
             if pass.lateness.isEmpty { pass.lateness = Array(repeating: 0, count: pass.records.count) }
-            for index in caught { pass.lateness[index] = pass.lateness[index].shifted(by: delay) }
+            for index in pass.records.indices where isCaught[index] { pass.lateness[index] = pass.lateness[index].shifted(by: delay) }
             // Only the caught records move, and only later: each waits, in its order, behind the records after it
             // that arrive before it does, and goes ahead of the first one that arrives at its time or later. The
             // others keep their order, whatever faults came before (a reorder's swap, a jitter's delivery order).
-            var isCaught = [Bool](repeating: false, count: pass.records.count)
-            for index in caught { isCaught[index] = true }
             func arrival(_ index: Int) -> Int64 { pass.records[index].timestamp.nanoseconds.shifted(by: pass.lateness[index]) }
             var order: [Int] = [], waiting: [Int] = []
             order.reserveCapacity(pass.records.count)
