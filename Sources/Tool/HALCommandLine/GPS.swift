@@ -97,8 +97,7 @@ struct GPSCommand: ParsableCommand {
         }
 
         func run() throws {
-            let bytes = try FileReads.read(path: file)
-            guard !bytes.isEmpty else { throw FileError(path: file, "the file is empty; expected an NMEA log, a GPX file or a KML file") }
+            let bytes = try FileReads.read(path: file, expecting: "an NMEA log, a GPX file or a KML file")
             let lowercased = file.lowercased()
             if lowercased.hasSuffix(".gpx") || lowercased.hasSuffix(".kml") {
                 let imported = lowercased.hasSuffix(".gpx")

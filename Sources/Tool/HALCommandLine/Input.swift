@@ -25,8 +25,7 @@ struct InputCommand: ParsableCommand {
         var roles: [String] = []
 
         func run() throws {
-            let bytes = try FileReads.read(path: file)
-            guard !bytes.isEmpty else { throw FileError(path: file, "the file is empty; expected an evemu recording ('# EVEMU 1.3')") }
+            let bytes = try FileReads.read(path: file, expecting: "an evemu recording ('# EVEMU 1.3')")
             let recording = try EvemuRecording(text: String(decoding: bytes, as: UTF8.self), file: file)
             var chosen: [InputRole]?
             if !roles.isEmpty {

@@ -94,8 +94,7 @@ struct TestCommand: AsyncParsableCommand {
         for result in report.results where result.golden == .updated || result.golden == .created {
             printLine("golden: \(result.golden == .created ? "wrote" : "updated") \(ScenarioResult.goldenPath(of: result.path))")
         }
-        if let junit { try FileWrites.write(Array(report.junitXML(suiteName: "\(HALCommandLine.toolName) test").utf8), to: junit) }
-        if let json { try FileWrites.write([UInt8](report.json()), to: json) }
+        try writeReports(report, suiteName: "\(HALCommandLine.toolName) test")
         if report.interrupted { printLine("interrupted: \(report.results.count) of \(counted(scenarios.count, "scenario")) finished") }
         printLine("ran \(counted(report.results.count, "scenario")) in \(printfFormat("%.1f", report.seconds)) s")
         printLine(report.summary)
@@ -105,6 +104,12 @@ struct TestCommand: AsyncParsableCommand {
 }
 
 extension TestCommand {
+    /// Writes `report` where `--junit` and `--json` say.
+    func writeReports(_ report: SuiteReport, suiteName: String) throws {
+        if let junit { try FileWrites.write(Array(report.junitXML(suiteName: suiteName).utf8), to: junit) }
+        if let json { try FileWrites.write([UInt8](report.json()), to: json) }
+    }
+
     /// `--explore N`: the variants of every scenario, the shard's part of them, then `--shrink` on each failure.
     func runExploration(_ scenarios: [String], count: Int, part: Shard?, catalog: AppCatalog) async throws {
         let options = Exploration.Options(count: count, seed: seed, jobs: jobs, shard: part, only: variant, outputs: .devices)
@@ -141,8 +146,7 @@ extension TestCommand {
             }
         }
         let suite = report.suiteReport(shrunk: shrunk, tool: HALCommandLine.toolName)
-        if let junit { try FileWrites.write(Array(suite.junitXML(suiteName: "\(HALCommandLine.toolName) test --explore").utf8), to: junit) }
-        if let json { try FileWrites.write([UInt8](suite.json()), to: json) }
+        try writeReports(suite, suiteName: "\(HALCommandLine.toolName) test --explore")
         printLine(report.summary)
         if report.interrupted { throw ExitCode(130) }
         if !report.failures.isEmpty || report.unexplored.contains(where: { $0.status == .error }) { throw ExitCode(1) }

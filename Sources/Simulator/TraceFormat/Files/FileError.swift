@@ -40,6 +40,11 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(path: path, code: (error as? Errno)?.rawValue ?? EIO, access: access)
     }
 
+    /// A file with nothing in it, where `what` was expected: `walk.json: the file is empty; expected a JSON document`.
+    public static func empty(_ path: String, expecting what: String) -> FileError {
+        FileError(path: path, "the file is empty; expected \(what)")
+    }
+
     /// `path: cause`.
     public var description: String { "\(path): \(cause)" }
 
@@ -130,7 +135,14 @@ extension FileReads {
         } catch {
             throw FileError(path: path, error: error, access: .read)
         }
-        if count == 0 { throw FileError(path: path, "the file is empty; expected \(what)") }
+        if count == 0 { throw FileError.empty(path, expecting: what) }
+    }
+
+    /// The bytes of the file at `path` (``read(path:)``), refusing an empty file where `what` was expected.
+    package static func read(path: String, expecting what: String) throws(FileError) -> [UInt8] {
+        let bytes = try read(path: path)
+        guard !bytes.isEmpty else { throw FileError.empty(path, expecting: what) }
+        return bytes
     }
 
     /// The file at `path` opened for reading; the caller closes it.

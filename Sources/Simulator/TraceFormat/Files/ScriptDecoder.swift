@@ -240,26 +240,25 @@ private func decodeScalar<Value>(
         guard let value = try? scanner.readBool() else { throw mismatch() }
         return value as? Value
     }
-    // The number types read from their decimal text, exactly: never through `Double`.
-    func numberText() throws -> String {
+    /// The number at `start`, as its token and its text.
+    func number() throws -> (token: JSONScanner.NumberToken, text: String) {
         guard first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { throw mismatch() }
         let token = try scanner.numberToken()
-        return String(decoding: UnsafeBufferPointer(rebasing: document.bytes[token.range]), as: UTF8.self)
+        return (token, String(decoding: UnsafeBufferPointer(rebasing: document.bytes[token.range]), as: UTF8.self))
     }
-    if Value.self == ExactDecimal.self { return ExactDecimal(try numberText()) as? Value }
+    // The number types read from their decimal text, exactly: never through `Double`.
+    if Value.self == ExactDecimal.self { return ExactDecimal(try number().text) as? Value }
     if Value.self == Seconds.self {
-        let text = try numberText()
+        let text = try number().text
         guard let seconds = Seconds(decimalText: text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath(), debugDescription: "\(text) s is not a whole number of nanoseconds within ±292 years"))
         }
         return seconds as? Value
     }
     // Compared by identity first: asking every type whether it is a number costs a lookup of its conformances.
-    guard let number = ScriptNumbers.type(Value.self) else { return nil }
-    guard first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { throw mismatch() }
-    let token = try scanner.numberToken()
-    let text = String(decoding: UnsafeBufferPointer(rebasing: document.bytes[token.range]), as: UTF8.self)
-    guard let value = number.init(json: token, text: text) else {
+    guard let type = ScriptNumbers.type(Value.self) else { return nil }
+    let (token, text) = try number()
+    guard let value = type.init(json: token, text: text) else {
         throw DecodingError.dataCorrupted(.init(codingPath: codingPath(), debugDescription: "Parsed JSON number <\(text)> does not fit in \(Value.self)."))
     }
     return value as? Value
@@ -309,22 +308,22 @@ extension Float: ScriptNumber {
 extension FixedWidthInteger {
     init?(json token: JSONScanner.NumberToken, text: String) {
         if token.isInteger, token.exponent == 0, token.digitCount <= 19 {
-            if token.negative {
-                guard token.mantissa <= UInt64(Int64.max) + 1 else { return nil }
-                self.init(exactly: token.mantissa == UInt64(Int64.max) + 1 ? Int64.min : -Int64(token.mantissa))
-            } else {
-                self.init(exactly: token.mantissa)
-            }
+            self.init(negative: token.negative, magnitude: token.mantissa)
             return
         }
         // Exactly, from the text: never through `Double`, which holds 15 to 17 digits (a 20-digit seed lost its last).
         guard let decimal = ExactDecimal(text), let magnitude = decimal.magnitude() else { return nil }
-        if decimal.negative {
-            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
-            self.init(exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
-        } else {
+        self.init(negative: decimal.negative, magnitude: magnitude)
+    }
+
+    /// The whole number `magnitude`, below zero when `negative`; `nil` when the type cannot hold it.
+    private init?(negative: Bool, magnitude: UInt64) {
+        guard negative else {
             self.init(exactly: magnitude)
+            return
         }
+        guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+        self.init(exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
     }
 }
 

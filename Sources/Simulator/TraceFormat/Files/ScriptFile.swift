@@ -35,7 +35,7 @@ public enum ScriptFile {
     /// that does not hold `null`) is an error naming its line, column and path.
     private static func decode<Value: Decodable>(bytes: [UInt8], file path: String) throws -> Value {
         if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
-            throw ScriptError(file: path, "the file is empty; expected a JSON document")
+            throw ScriptError(file: path, FileError.empty(path, expecting: "a JSON document").cause)
         }
         if let syntax = JSONDocument.syntaxError(in: bytes) { throw ScriptError(file: path, syntax) }
         let (value, unread) = try bytes.withUnsafeBufferPointer { buffer -> (Value, [String]) in
