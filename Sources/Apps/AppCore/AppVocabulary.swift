@@ -65,7 +65,7 @@ public struct RunDeclarations: Sendable {
             }
             guard attributes.contains(key) else {
                 throw AppConfigError(
-                    field: "\(withField).\(key)", "\(name) events never carry '\(key)'" + Self.hint(key, among: attributes, kind: "attributes"))
+                    field: "\(withField).\(key)", "\(name) events never carry '\(key)'" + NameSuggestions.hint(key, among: attributes, kind: "attributes"))
             }
             if match.needsNumber, let numbers, !numbers.contains(key) {
                 throw AppConfigError(field: "\(withField).\(key)", "\(name) events' '\(key)' is not a number; a comparison needs one")
@@ -76,7 +76,7 @@ public struct RunDeclarations: Sendable {
     /// Refuses a command action the app does not take; `field` names it, such as `commands[3].action`.
     public func checkCommand(_ action: String, field: String) throws(AppConfigError) {
         guard let commands = vocabulary?.commands, !commands.contains(action) else { return }
-        throw AppConfigError(field: field, "the app takes no command '\(action)'" + Self.hint(action, among: commands, kind: "commands"))
+        throw AppConfigError(field: field, "the app takes no command '\(action)'" + NameSuggestions.hint(action, among: commands, kind: "commands"))
     }
 
     /// Refuses a matcher whose event, channel, command or attribute the run can never produce.
@@ -91,7 +91,7 @@ public struct RunDeclarations: Sendable {
             let channel = String(name.dropFirst(6))
             let ids = channels.map(\.id)
             guard known(ids.map { "input:" + $0 }) else {
-                throw AppConfigError(field: nameField, "the run has no input channel '\(channel)'" + Self.hint(channel, among: ids, kind: "channels"))
+                throw AppConfigError(field: nameField, "the run has no input channel '\(channel)'" + NameSuggestions.hint(channel, among: ids, kind: "channels"))
             }
             guard !wildcard, let attributes = channels.first(where: { $0.id == channel })?.attributes else { return }
             try checkAttributes(of: matcher, name: name, attributes: attributes, numbers: numbers[channel], withField: withField)
@@ -99,7 +99,7 @@ public struct RunDeclarations: Sendable {
             guard let commands = vocabulary?.commands else { return }
             guard known(commands.map { "command:" + $0 }) else {
                 let action = String(name.dropFirst(8))
-                throw AppConfigError(field: nameField, "the app takes no command '\(action)'" + Self.hint(action, among: commands, kind: "commands"))
+                throw AppConfigError(field: nameField, "the app takes no command '\(action)'" + NameSuggestions.hint(action, among: commands, kind: "commands"))
             }
         } else if name.contains(":") {
             throw AppConfigError(field: nameField, "'\(name)': a name with a colon is input:CHANNEL or command:ACTION")
@@ -107,7 +107,7 @@ public struct RunDeclarations: Sendable {
             // The two sets are asked in turn; their union is made only for an error's hint.
             guard known(events) || known(AppVocabulary.runnerEvents) else {
                 let all = events.union(AppVocabulary.runnerEvents)
-                throw AppConfigError(field: nameField, "the app never emits '\(name)'" + Self.hint(name, among: all, kind: "events"))
+                throw AppConfigError(field: nameField, "the app never emits '\(name)'" + NameSuggestions.hint(name, among: all, kind: "events"))
             }
             // Every event the name covers must declare its attributes for a misspelled one to be told apart.
             let covered = wildcard ? events.filter { $0.hasPrefix(name.dropLast()) } : [name]
@@ -116,10 +116,6 @@ public struct RunDeclarations: Sendable {
             let attributes = declared.compactMap { $0 }.reduce(into: Set<String>()) { $0.formUnion($1) }
             try checkAttributes(of: matcher, name: name, attributes: attributes, numbers: nil, withField: withField)
         }
-    }
-
-    static func hint(_ name: String, among names: some Collection<String>, kind: String) -> String {
-        NameSuggestions.hint(name, among: names, kind: kind)
     }
 }
 

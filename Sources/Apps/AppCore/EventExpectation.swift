@@ -30,8 +30,12 @@ public struct EventMatcher: Sendable, Hashable, Codable {
     static func value(_ value: AppEventValue, is wanted: String) -> Bool {
         if value.description == wanted { return true }
         switch value {
-        // An integer is compared with the text's exact value, never through `Double`.
-        case .int(let integer): return ExactDecimal(wanted)?.scaled(by: 0) == Int64(exactly: integer)
+        // An integer is compared with the text's exact value, never through `Double`: a plain integer's text is read
+        // as one at once (the standard library also takes `+2`, which JSON's numbers do not), other forms (`2.0`,
+        // `20e-1`) digit by digit.
+        case .int(let integer):
+            let plain = wanted.utf8.first == UInt8(ascii: "+") ? nil : Int64(wanted)
+            return (plain ?? ExactDecimal(wanted)?.scaled(by: 0)) == integer
         case .double(let double): return Double(wanted).map { $0 == double } ?? false
         case .string, .bool: return false
         }

@@ -92,7 +92,6 @@ public struct ScenarioExplorer: Sendable {
             for (expectation, outcome) in zip(expectations, run.expectations) where !outcome.passed {
                 result.failing.append(expectation)
                 result.failingResults.append(outcome)
-                result.failures.append(outcome.line)
             }
         } catch {
             result.error = "\(error)"
@@ -153,7 +152,7 @@ public struct VariantResult: Sendable, Hashable {
     /// Their results, with how each failed and on which events.
     public var failingResults: [EventExpectationResult] = []
     /// Their report lines.
-    public var failures: [String] = []
+    public var failures: [String] { failingResults.map(\.line) }
     /// Why it could not run, if it could not.
     public var error: String?
     /// Seconds it took.

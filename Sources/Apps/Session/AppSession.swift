@@ -107,10 +107,8 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         let runner = AppRunner(
             logic: logic, speaker: speaker ?? outputs.speaker(faults?.speakerLatency ?? .none),
             screen: screen ?? outputs.screen(faults?.screenDelay ?? .zero), storage: storage ?? InMemoryAppStorage.forReplay())
-        var run = ReplayRun(runner: runner, expectations: expectations, channels: inputs.header.channels.map(\.id), start: start)
+        var run = ReplayRun(runner: runner, expectations: expectations, channels: inputs.header.channels.map(\.id), start: start, records: records)
         var next = 0
-        // The inputs as the app received them, with when, for a recording.
-        var received: [(record: TraceRecord, delivered: Timestamp)] = []
         if run.runner.runsSynchronously && pacing.factor == nil {
             run.emit(run.runner.syncStart(at: start), to: onEvents)
             try replay.forEach(arriving: { record, arrival in
@@ -118,8 +116,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
                     run.syncFeed(scripted[next], arrival: scripted[next].timestamp, to: onEvents)
                     next += 1
                 }
-                run.syncFeed(.reading(record.reading, channel: run.channels[record.channel]), channel: record.channel, arrival: arrival, to: onEvents)
-                if records { received.append((record, run.lastDelivery)) }
+                run.syncFeed(record, arrival: arrival, to: onEvents)
             })
         } else {
             run.emit(await run.runner.start(at: start), to: onEvents)
@@ -128,8 +125,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
                     await run.feed(scripted[next], arrival: scripted[next].timestamp, to: onEvents)
                     next += 1
                 }
-                await run.feed(.reading(record.reading, channel: run.channels[record.channel]), channel: record.channel, arrival: arrival, to: onEvents)
-                if records { received.append((record, run.lastDelivery)) }
+                await run.feed(record, arrival: arrival, to: onEvents)
             }
         }
         let last = end.map(time) ?? max(inputs.end ?? start, scripted.last?.timestamp ?? start)
@@ -139,7 +135,7 @@ public struct AppSession<Logic: AppLogic>: Sendable {
         let checked = run.observesInputs ? EventTimeline(events: events, inputs: run.observed) : EventTimeline(events)
         return SessionResult(
             app: appName, start: start, events: events, expectations: expectations.map { $0.check(checked, start: start) },
-            recording: records ? try Self.recording(of: inputs.header, received: received, events: events, app: appName) : nil)
+            recording: try run.received.map { try Self.recording(of: inputs.header, received: $0, events: events, app: appName) })
     }
 
     /// What the run declares: the inputs' channels with the attributes their events carry (the kind's, or those of
@@ -298,8 +294,8 @@ private struct ReplayRun<Logic: AppLogic> {
     let channels: [String]
     /// The log's zero.
     let start: Timestamp
-    /// When the last input was handed to the app.
-    private(set) var lastDelivery: Timestamp = .zero
+    /// The inputs as the app received them, each with its delivery, when the session records; `nil` otherwise.
+    private(set) var received: [(record: TraceRecord, delivered: Timestamp)]?
     /// The expectations' matchers that are about inputs.
     private let inputMatchers: [EventMatcher]
     /// Whether an expectation names each channel, by index; worked out once per channel.
@@ -311,8 +307,9 @@ private struct ReplayRun<Logic: AppLogic> {
     /// events for a check about taps.
     var observesInputs: Bool { !inputMatchers.isEmpty }
 
-    init(runner: AppRunner<Logic>, expectations: [EventExpectation], channels: [String], start: Timestamp) {
+    init(runner: AppRunner<Logic>, expectations: [EventExpectation], channels: [String], start: Timestamp, records: Bool) {
         self.runner = runner
+        received = records ? [] : nil
         self.channels = channels
         self.start = start
         let matchers = expectations.flatMap(\.matchers).filter(\.isAboutInputs)
@@ -341,20 +338,35 @@ private struct ReplayRun<Logic: AppLogic> {
 
     /// Fires the timers due before the delivery, then delivers the input, so that it stands after them in the run.
     /// For a runner that never waits (a simulated speaker, or none) when nothing paces the replay.
-    mutating func syncFeed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) {
+    /// Returns the delivery.
+    @discardableResult
+    mutating func syncFeed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) -> Timestamp {
         let delivery = max(arrival, runner.now ?? arrival)
-        lastDelivery = delivery
         emit(runner.syncAdvance(to: delivery), to: onEvents)
         observe(input, channel: channel, at: delivery)
         emit(runner.syncFeed(input, deliveredAt: delivery), to: onEvents)
+        return delivery
     }
 
     /// ``syncFeed(_:channel:arrival:to:)`` for a runner that may wait, or a paced replay.
-    mutating func feed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) async {
+    @discardableResult
+    mutating func feed(_ input: AppInput, channel: Int? = nil, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) async -> Timestamp {
         let delivery = max(arrival, runner.now ?? arrival)
-        lastDelivery = delivery
         emit(await runner.advance(to: delivery), to: onEvents)
         observe(input, channel: channel, at: delivery)
         emit(await runner.feed(input, deliveredAt: delivery), to: onEvents)
+        return delivery
+    }
+
+    /// Delivers a record of the inputs (``syncFeed(_:channel:arrival:to:)``), kept for the recording when there is one.
+    mutating func syncFeed(_ record: TraceRecord, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) {
+        let delivery = syncFeed(.reading(record.reading, channel: channels[record.channel]), channel: record.channel, arrival: arrival, to: onEvents)
+        received?.append((record, delivery))
+    }
+
+    /// ``syncFeed(_:arrival:to:)`` for a runner that may wait, or a paced replay.
+    mutating func feed(_ record: TraceRecord, arrival: Timestamp, to onEvents: ([AppEvent], _ start: Timestamp) -> Void) async {
+        let delivery = await feed(.reading(record.reading, channel: channels[record.channel]), channel: record.channel, arrival: arrival, to: onEvents)
+        received?.append((record, delivery))
     }
 }
