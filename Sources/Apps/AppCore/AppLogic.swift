@@ -66,7 +66,16 @@ public protocol AppLogic: Sendable {
     /// Starts the app at `time`.
     mutating func start(at time: Timestamp, output: inout AppOutput)
     /// Takes one input. Readings of kinds the app does not use are ignored.
+    ///
+    /// The input's ``AppInput/timestamp`` is when the runner handed it to the app (its delivery), which is the app's
+    /// "now". An app that needs a reading's own time too (to ignore a stale fix) implements
+    /// ``handle(_:delivery:output:)``, which the runner calls.
     mutating func handle(_ input: AppInput, output: inout AppOutput)
+    /// Takes one input, with when it happened at its device and when it was delivered.
+    ///
+    /// This is what the ``AppRunner`` calls. The default hands the input to ``handle(_:output:)``; an app that
+    /// implements this one can make ``handle(_:output:)`` call it with ``InputDelivery/init(_:)``.
+    mutating func handle(_ input: AppInput, delivery: InputDelivery, output: inout AppOutput)
     /// The earliest time a timer of the app fires, if any is set.
     var nextDeadline: Timestamp? { get }
     /// Fires every timer due at or before `time`.
@@ -78,7 +87,39 @@ public protocol AppLogic: Sendable {
     static var vocabulary: AppVocabulary? { get }
 }
 
+/// The two instants of an input an app is handed: when it happened at its device and when it reached the app.
+///
+/// They differ when the input was late: a `latency` fault delivers a record its delay after its timestamp, and a
+/// reordered or jittered reading older than what the app has already seen is delivered at the app's "now". Both are
+/// the same for a command, a tick and what the runner's own speaker and screen report.
+public struct InputDelivery: Sendable, Hashable {
+    /// When the input happened: a reading's timestamp as its device (or the trace's record) gave it, a command's
+    /// scripted time.
+    public var deviceTime: Timestamp
+    /// When the runner handed the input to the app: the input's ``AppInput/timestamp`` as the app sees it, never
+    /// before anything handed earlier.
+    public var deliveredAt: Timestamp
+
+    /// Creates a delivery.
+    public init(deviceTime: Timestamp, deliveredAt: Timestamp) {
+        self.deviceTime = deviceTime
+        self.deliveredAt = deliveredAt
+    }
+
+    /// An input delivered as it happened, at its own timestamp.
+    public init(_ input: AppInput) {
+        self.init(deviceTime: input.timestamp, deliveredAt: input.timestamp)
+    }
+
+    /// How long the input took to reach the app, in nanoseconds: zero when it was on time.
+    public var delayNanoseconds: Int64 { deliveredAt.nanoseconds &- deviceTime.nanoseconds }
+}
+
 extension AppLogic {
+    /// Hands the input to ``handle(_:output:)``: an app that does not ask when its inputs happened.
+    public mutating func handle(_ input: AppInput, delivery: InputDelivery, output: inout AppOutput) {
+        handle(input, output: &output)
+    }
     /// No timers.
     public var nextDeadline: Timestamp? { nil }
     /// No timers to fire.

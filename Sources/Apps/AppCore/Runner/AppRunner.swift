@@ -99,7 +99,9 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     /// The app is handed the input stamped with its delivery time, so the events it emits while handling it are at
     /// that time, never at another channel's. The delivery is `deliveredAt` (an input that a fault made late arrives
     /// after its timestamp), or the input's own timestamp when `nil`; one older than ``now`` (a reordered or jittered
-    /// reading) is delivered at ``now``, so the app never sees time go back and its events stay in time order.
+    /// reading) is delivered at ``now``, so the app never sees time go back and its events stay in time order. The
+    /// input's own timestamp reaches the app too, as ``InputDelivery/deviceTime`` in
+    /// ``AppLogic/handle(_:delivery:output:)``.
     public mutating func feed(_ input: AppInput, deliveredAt arrival: Timestamp? = nil) async -> [AppEvent] {
         let events = syncFeed(input, deliveredAt: arrival)
         return await events + performLiveRequests()
@@ -109,6 +111,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
     public mutating func syncFeed(_ input: AppInput, deliveredAt arrival: Timestamp? = nil) -> [AppEvent] {
         var input = input
         let time = max(arrival ?? input.timestamp, lastTime ?? arrival ?? input.timestamp)
+        let delivery = InputDelivery(deviceTime: input.timestamp, deliveredAt: time)
         input.timestamp = time
         var events = syncAdvance(to: time)
         if case .speakerFailed(_, let reason) = input {
@@ -119,7 +122,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
             events.append(DeviceEvents.logged(playback))
         }
         var output = AppOutput()
-        logic.handle(input, output: &output)
+        logic.handle(input, delivery: delivery, output: &output)
         events += carryOut(output, at: time)
         return events
     }
@@ -204,7 +207,7 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
             }
             if let logged { events.append(logged) }
             var output = AppOutput()
-            logic.handle(input, output: &output)
+            logic.handle(input, delivery: InputDelivery(input), output: &output)
             output.requests = followed + output.requests
             events += carryOut(output, at: input.timestamp)
         }
@@ -316,7 +319,8 @@ public struct AppRunner<Logic: AppLogic>: Sendable {
         devicesMoved()
         var output = AppOutput()
         output.emit("speaker.failed", at: time, ["error": .string(reason)])
-        logic.handle(.speakerFailed(time, reason: reason), output: &output)
+        let failure = AppInput.speakerFailed(time, reason: reason)
+        logic.handle(failure, delivery: InputDelivery(failure), output: &output)
         // The speaker is gone: what the app asks for in answer is skipped, not played.
         return output.events + output.requests.flatMap { DeviceEvents.skipped($0, at: time) }
     }
