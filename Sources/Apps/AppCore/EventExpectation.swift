@@ -21,6 +21,44 @@ public struct EventMatcher: Sendable, Hashable, Codable {
         self.with = with
     }
 
+    private enum CodingKeys: String, CodingKey { case event, with }
+
+    /// Reads the compact text form (``CompactMatcher``), or the object `{"event": NAME, "with": {…}}` whose name may
+    /// carry its attributes in the compact form too.
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
+            self = try Self.compact(text, codingPath: decoder.codingPath)
+            return
+        }
+        let object = try decoder.container(keyedBy: CodingKeys.self)
+        self = try Self.named(object.decode(String.self, forKey: .event), with: object.decodeIfPresent([String: AttributeMatch].self, forKey: .with),
+                              codingPath: decoder.codingPath + [CodingKeys.event])
+    }
+
+    /// `text` in the compact form, or a decoding error at `codingPath` saying why not.
+    static func compact(_ text: String, codingPath: [any CodingKey]) throws -> EventMatcher {
+        do throws(CompactMatcher.SyntaxError) {
+            return try CompactMatcher.parse(text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: error.description))
+        }
+    }
+
+    /// The matcher of a `name` that may carry attributes (`input:accel{magnitude>24.5}`), with those of `with`; the
+    /// same attribute in both is an error at `codingPath`.
+    static func named(_ name: String, with: [String: AttributeMatch]?, codingPath: [any CodingKey]) throws -> EventMatcher {
+        guard name.contains("{") else { return EventMatcher(event: name, with: with) }
+        let inline = try compact(name, codingPath: codingPath)
+        var merged = inline.with ?? [:]
+        for (key, match) in with ?? [:] {
+            guard merged[key] == nil else {
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "'\(key)' is given both in the name's {…} and in 'with'"))
+            }
+            merged[key] = match
+        }
+        return EventMatcher(event: inline.event, with: merged)
+    }
+
     /// Whether `event` matches.
     public func matches(_ event: AppEvent) -> Bool {
         matches(name: event.name) && (with ?? [:]).allSatisfy { key, wanted in wanted.matches(key: key, in: event.attributes) }
@@ -125,6 +163,30 @@ public struct EventExpectation: Sendable, Hashable, Codable {
             self.from = from
             self.to = to
         }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case event, no, with, between, during, count, each, then, within, never, without, inputTime
+    }
+
+    /// Reads an expectation; `event` and `no` may carry their attributes in the compact form
+    /// (`"event": "input:accel{magnitude>24.5}"`), as the matchers may (``CompactMatcher``).
+    public init(from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: CodingKeys.self)
+        let with = try object.decodeIfPresent([String: AttributeMatch].self, forKey: .with)
+        let event = try object.decodeIfPresent(String.self, forKey: .event)
+            .map { try EventMatcher.named($0, with: with, codingPath: object.codingPath + [CodingKeys.event]) }
+        let no = try object.decodeIfPresent(String.self, forKey: .no)
+            .map { try EventMatcher.named($0, with: with, codingPath: object.codingPath + [CodingKeys.no]) }
+        self.init(event: event?.event, no: no?.event, with: (event ?? no)?.with ?? with,
+                  between: try object.decodeIfPresent([Seconds].self, forKey: .between),
+                  during: try object.decodeIfPresent(Span.self, forKey: .during), count: try object.decodeIfPresent(Int.self, forKey: .count))
+        each = try object.decodeIfPresent(EventMatcher.self, forKey: .each)
+        then = try object.decodeIfPresent(EventMatcher.self, forKey: .then)
+        within = try object.decodeIfPresent(Seconds.self, forKey: .within)
+        never = try object.decodeIfPresent(EventMatcher.self, forKey: .never)
+        without = try object.decodeIfPresent(EventMatcher.self, forKey: .without)
+        inputTime = try object.decodeIfPresent(InputTime.self, forKey: .inputTime)
     }
 
     /// Creates an expectation.
