@@ -95,7 +95,7 @@ targets += [
 
     // Frames from files on OpenCV: image sequences, videos, the test pattern, the video screen, the video writer.
     .target(
-        name: "FrameSources", dependencies: ["HAL", "HALTestDoubles", "COpenCV"], path: "Sources/Camera/FrameSources",
+        name: "FrameSources", dependencies: ["HAL", "LibC", "HALTestDoubles", "COpenCV"], path: "Sources/Camera/FrameSources",
         plugins: ["OpenCVBridge"]),
     // The facial-expression input: Haar face detection and the mini-Xception FER model through OpenCV's dnn module.
     .target(name: "Expressions", dependencies: ["HAL", "FrameSources", "COpenCV"], path: "Sources/Camera/Expressions"),

@@ -9,8 +9,7 @@ import TestSupport
 /// status and a message that names the path and says the cause in words, never a Foundation error's dump.
 ///
 /// Left out, as they are not refusals: `run --speaker wav:FILE` (a speaker that fails during a run is a
-/// `speaker.failed` event in the log), `devices --search` and the other `--search` folders (discovery searches what
-/// is there), a `video:FILE` or `images:DIR` camera (OpenCV's backends say no more than that they cannot read it).
+/// `speaker.failed` event in the log), and the default `--search` folder, `traces`, which need not be where `hal` runs.
 @Suite struct FileErrorsTests {
     /// What a path is for.
     enum Role: Sendable {
@@ -139,6 +138,10 @@ import TestSupport
         FileOption(name: "test --junit", role: .output, arguments: ["test", scenario, "--junit", "{FILE}"], suffix: ".xml"),
         FileOption(name: "test --json", role: .output, arguments: ["test", scenario, "--json", "{FILE}"], suffix: ".json"),
         FileOption(name: "camera grab --out", role: .output, arguments: ["camera", "grab", "pattern:bars", "-o", "{FILE}"], suffix: ".png"),
+        FileOption(name: "devices --search", role: .folder, arguments: ["devices", "--search", "{FILE}"]),
+        FileOption(name: "exec --search", role: .folder, arguments: ["exec", lobby, "--search", "{FILE}", "--", "true"]),
+        FileOption(name: "camera grab video:FILE", role: .input, arguments: ["camera", "grab", "video:{FILE}", "-o", "{OUT}/grabbed.png"], suffix: ".mp4"),
+        FileOption(name: "camera grab images:DIR", role: .folder, arguments: ["camera", "grab", "images:{FILE}", "-o", "{OUT}/grabbed.png"]),
         FileOption(name: "camera record --out", role: .output, arguments: ["camera", "record", "pattern:bars", "-o", "{FILE}", "--frames", "1"], suffix: ".jsonl"),
         // A folder of images is read as a stream: an empty one has none.
         FileOption(

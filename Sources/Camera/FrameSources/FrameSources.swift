@@ -109,7 +109,8 @@ public struct ImagesCameraBackend: DeviceBackend {
     /// Opens the folder the URI names.
     public func open(_ uri: DeviceURI) throws -> any Device {
         let rate = try FileCameraOptions(uri, allowing: []).rate
-        guard let files = FileCamera.imageFiles(in: uri.body) else { throw DeviceError(.notFound, uri: uri.description, "no folder \(uri.body)") }
+        try CameraFiles.check(uri.body, isFolder: true, uri: uri.description)
+        guard let files = FileCamera.imageFiles(in: uri.body) else { throw DeviceError(.notFound, uri: uri.description, "cannot list \(uri.body)") }
         guard !files.isEmpty else { throw DeviceError(.notFound, uri: uri.description, "no images in \(uri.body)") }
         return FileCamera(source: .images(files), rate: rate ?? 30, uri: uri.description)
     }
@@ -131,7 +132,7 @@ public struct VideoCameraBackend: DeviceBackend {
     /// Opens the file the URI names.
     public func open(_ uri: DeviceURI) throws -> any Device {
         let rate = try FileCameraOptions(uri, allowing: []).rate
-        guard FileManager.default.fileExists(atPath: uri.body) else { throw DeviceError(.notFound, uri: uri.description, "no file \(uri.body)") }
+        try CameraFiles.check(uri.body, isFolder: false, uri: uri.description)
         let stated = try rate ?? VideoFile(path: uri.body, uri: uri.description).rate
         return FileCamera(source: .video(uri.body), rate: stated, uri: uri.description)
     }

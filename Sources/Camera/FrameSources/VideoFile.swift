@@ -18,6 +18,7 @@ final class VideoFile {
 
     /// Opens the file; errors name `uri`.
     init(path: String, uri: String) throws(DeviceError) {
+        try CameraFiles.check(path, isFolder: false, uri: uri)
         do { try OpenCVBridge.load() } catch { throw DeviceError(.unsupported, uri: uri, error.description) }
         guard let handle = hal_cv_video_open(path) else { throw DeviceError(.notFound, uri: uri, String(cString: hal_cv_last_error())) }
         self.path = path

@@ -168,9 +168,11 @@ void hal_cv_image_free(hal_cv_image *image) { delete image; }
 hal_cv_video *hal_cv_video_open(const char *path) {
     return guarded([&]() -> hal_cv_video * {
         auto *video = new hal_cv_video;
-        if (!video->capture.open(path)) {
+        // FFmpeg only: the other backends OpenCV would try next (GStreamer, an image sequence) fill stderr with
+        // their own failures for a file that is not a video.
+        if (!video->capture.open(path, cv::CAP_FFMPEG)) {
             delete video;
-            fail(std::string("OpenCV cannot read the video ") + path);
+            fail(std::string("not a video FFmpeg can decode: ") + path);
             return nullptr;
         }
         return video;

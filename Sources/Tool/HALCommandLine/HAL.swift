@@ -71,6 +71,17 @@ let defaultTracePath = "traces/lobby-lookaround.jsonl"
 
 /// Options naming the folders that discovery searches.
 struct SearchOptions: ParsableArguments {
+    /// The folder searched when none is named: the package's `traces`, which may be absent where `hal` runs.
+    static let defaultFolders = ["traces"]
+
     @Option(name: .customLong("search"), help: "A folder of traces and scripts for trace:/sim: discovery (repeatable).")
-    var folders: [String] = ["traces"]
+    var folders: [String] = Self.defaultFolders
+
+    /// A folder named with `--search` that is missing, a file or not readable is refused in words.
+    func validate() throws {
+        guard folders != Self.defaultFolders else { return }
+        for folder in folders {
+            do { try FileReads.checkFolder(folder) } catch { throw ValidationError("--search \(error)") }
+        }
+    }
 }
