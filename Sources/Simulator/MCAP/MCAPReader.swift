@@ -754,6 +754,64 @@ public final class MCAPReader {
         }
     }
 
+    // MARK: The data section's chunks
+
+    /// The data section's Chunk records, each as its Chunk Index record would give it (with the Message Index
+    /// records that follow it), in file order: for a file whose summary does not index its chunks. The walk goes from
+    /// the Header to Data End reading each record's opcode and length, and only the fields before a chunk's records
+    /// (its records are neither decompressed nor checked: ``scan(repeats:_:)`` does that).
+    public func dataSectionChunks() throws(MCAPError) -> [MCAPChunkIndex] {
+        try checkMagic()
+        var chunks: [MCAPChunkIndex] = []
+        /// Whether the records since the last chunk are all Message Index records, which belong to it.
+        var afterChunk = false
+        var offset: UInt64 = 8
+        let end = size - 8
+        while offset < end {
+            guard end - offset >= 9 else {
+                throw MCAPError(file: path, offset: offset, record: "file", "a record needs 9 bytes of opcode and length, and \(end - offset) are left (cut short?)")
+            }
+            let (_, opcode, length) = try recordHeader(at: offset)
+            let name = MCAPOpcode.name(of: opcode)
+            guard length <= end - offset - 9 else {
+                throw MCAPError(file: path, offset: offset, record: name, "its length is \(length) bytes but \(end - offset - 9) are left (cut short?)")
+            }
+            let content = offset + 9
+            switch MCAPOpcode(rawValue: opcode) {
+            case .chunk:
+                // Three times and sizes, the CRC and the compression's length; then its name and the records' length.
+                let fixed = Int(min(length, 32))
+                let headAt = try load(content, fixed, record: name)
+                var head = decoder(headAt..<(headAt + fixed), record: name)
+                _ = try head.take(28, "message_start_time, message_end_time, uncompressed_size and uncompressed_crc")
+                let fields = Int(min(length, 32 + UInt64(try head.u32("compression")) + 8))
+                let at = try load(content, fields, record: name)
+                var input = decoder(at..<(at + fields), record: name)
+                let start = try input.u64("message_start_time")
+                let finish = try input.u64("message_end_time")
+                let uncompressed = try input.u64("uncompressed_size")
+                _ = try input.u32("uncompressed_crc")
+                let compression = try input.string("compression")
+                chunks.append(MCAPChunkIndex(
+                    messageStartTime: start, messageEndTime: finish, chunkStartOffset: offset, chunkLength: 9 + length,
+                    messageIndexOffsets: [:], messageIndexLength: 0, compression: compression,
+                    compressedSize: try input.u64("records"), uncompressedSize: uncompressed))
+                afterChunk = true
+            case .messageIndex where afterChunk:
+                let at = try load(content, Int(min(length, 2)), record: name)
+                var input = decoder(at..<(at + Int(min(length, 2))), record: name)
+                chunks[chunks.count - 1].messageIndexOffsets[try input.u16("channel_id")] = offset
+                chunks[chunks.count - 1].messageIndexLength += 9 + length
+            case .dataEnd, .footer:
+                return chunks
+            default:
+                afterChunk = false
+            }
+            offset = content + length
+        }
+        return chunks
+    }
+
     // MARK: Indexed reading
 
     /// The messages logged from `start` through `end` (nanoseconds), with their channels.

@@ -2,15 +2,21 @@ import ArgumentParser
 import HAL
 import MCAP
 import TraceFormat
+import TraceMCAP
 
-/// `hal info TRACE`: channels, duration, counts and rates.
+/// `hal info TRACE`: channels, duration, counts and rates; for any other MCAP file, what it holds.
 struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "info", abstract: "Show a trace's channels, duration, record counts and rates.")
+    static let configuration = CommandConfiguration(
+        commandName: "info", abstract: "Show a trace's channels, duration, record counts and rates, or what any MCAP file holds.")
 
-    @Argument(help: "The trace file: .jsonl, or .mcap (a HAL trace, or a ROS 2 or Foxglove recording).")
+    @Argument(help: "The trace file: .jsonl, or .mcap (a HAL trace, or a ROS 2 or Foxglove recording; any other MCAP file is summarised).")
     var trace: String
 
     func run() throws {
+        if MCAPRecordingKind(path: trace) == .other {
+            try summariseMCAP()
+            return
+        }
         let trace = try Trace.load(path: trace)
         var out = StandardOutput()
         out.line("trace:    \(self.trace)")
@@ -31,6 +37,17 @@ struct Info: ParsableCommand {
         }
         if let truncation = trace.truncation { out.line("warning:  \(truncation)") }
         try listAttachments(&out)
+        out.flush()
+    }
+
+    /// An MCAP file that holds no trace: what `mcap info` shows of it, and which commands read it.
+    private func summariseMCAP() throws {
+        var out = StandardOutput()
+        out.line("file:        \(trace)")
+        out.bytes(Array(try MCAPFileSummary(path: trace).text.utf8))
+        let tool = HALCommandLine.toolName
+        out.line("usable by:   \(tool) info only; \(tool) replay, run, test, plot, convert, exec and trace: devices read an MCAP file "
+            + "that holds a HAL trace (profile 'hal'), a ROS 2 recording or a recording in Foxglove's schemas")
         out.flush()
     }
 
