@@ -208,6 +208,15 @@ func hal(_ arguments: [String], environment: [String: String] = [:]) throws -> R
         #expect(replayed.output == original.output)
     }
 
+    @Test func recordTakesASimURIsListOfChannels() throws {
+        let folder = try makeScratchFolder()
+        let run = try hal("record", "--out", folder + "/drop.jsonl", "sim:traces/walk-and-fall.motion.json#accel,baro")
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.contains("accel 1401  baro 351"), "\(run.errors)")
+        let info = try hal("info", folder + "/drop.jsonl")
+        #expect(info.output.contains("source sim:traces/walk-and-fall.motion.json#baro"))
+    }
+
     @Test func recordStopsAfterItsDuration() throws {
         let folder = try makeScratchFolder()
         let run = try hal("record", "--quiet", "--duration", "0.3", "--out", folder + "/timed.jsonl", "trace:traces/lobby-lookaround.jsonl?realtime&loop=0#gyro")

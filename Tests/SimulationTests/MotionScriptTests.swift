@@ -44,7 +44,7 @@ import Testing
         let cases: [(String, String)] = [
             (#"{"rate": 100, "steps": [{"hold": 1}, {"turn": {"yaw": 90}}]}"#, "line 1, column 47: steps[1].turn: give seconds or degreesPerSecond, one of them"),
             (#"{"rate": 100, "steps": [{"tap": {"x": 1.5, "y": 0}}]}"#, "line 1, column 33: steps[0].tap: x and y are within 0...1"),
-            (#"{"rate": 100, "steps": [{"hold": 1, "tap": {"x": 0, "y": 0}}]}"#, "line 1, column 25: steps[0]: a step is an object with exactly one of hold, turn, tap, swipe, sweep"),
+            (#"{"rate": 100, "steps": [{"hold": 1, "tap": {"x": 0, "y": 0}}]}"#, "line 1, column 25: steps[0]: a step is an object with exactly one of hold, turn, tap, swipe, sweep, walk, fall, climb"),
             (#"{"steps": []}"#, "top level: missing field 'rate'"),
             (#"{"rate": "fast", "steps": []}"#, "line 1, column 10: rate: expected Double"),
             (#"{"rate": 100, "groundTruht": true, "steps": []}"#, "line 1, column 30: groundTruht: unknown field"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import HAL
 import Replay
+import Synthesis
 import TraceFormat
 
 /// `hal record --out FILE URI…`: records devices into a trace.
@@ -25,7 +26,7 @@ struct RecordCommand: AsyncParsableCommand {
 
     @OptionGroup var search: SearchOptions
 
-    @Argument(help: "Device URIs, such as sim:traces/lobby-lookaround.motion.json#gyro or trace:FILE#CHANNEL.")
+    @Argument(help: "Device URIs, such as sim:traces/lobby-lookaround.motion.json#gyro,accel or trace:FILE#CHANNEL.")
     var devices: [String]
 
     func validate() throws {
@@ -38,7 +39,8 @@ struct RecordCommand: AsyncParsableCommand {
         let factory = makeDeviceFactory(searchFolders: search.folders)
         var sources: [RecordingSource] = []
         var usedIDs: Set<String> = []
-        for uri in devices {
+        // sim:FILE.motion.json#accel,baro is one device per channel listed.
+        for uri in devices.flatMap(SimulationBackend.channelURIs) {
             let device = try factory.open(uri, as: (any ReadingSource).self)
             sources.append(RecordingSource(
                 id: Self.channelID(for: device.info, uri: uri, taken: &usedIDs), device: device,

@@ -9,9 +9,10 @@ extension MotionScript {
 
     /// Generates the script's trace, starting at timestamp 0.
     ///
-    /// Channels: `gyro` (rad/s) and `accel` (m/s²) at the script's rate, `mag` (µT)
-    /// when the script has a magnetic field, `touch` (pointer events), and `truth`
-    /// (the true attitude, ENU) when the script asks for ground truth.
+    /// Channels (``emittedChannels``, or those of them in `selection` when it is given): `gyro` (rad/s) and `accel`
+    /// (m/s²) at the script's rate, `mag` (µT) when the script has a magnetic field, `touch` (pointer events), `truth`
+    /// (the true attitude, ENU) when the script asks for ground truth, and the environment channels. Leaving a channel
+    /// out changes no other channel's values: each sensor's noise has a stream of its own.
     ///
     /// Device axes follow Android's: x to the right of the screen, y up the screen, z
     /// out of the screen towards the user. The earth frame is ENU. The device starts
@@ -19,14 +20,17 @@ extension MotionScript {
     /// Its attitude is `Rz(−yaw) · R₀ · Rx(pitch) · Rz(roll)`, where R₀ takes the device's
     /// axes to east, up and south: yaw turns about the vertical, pitch tilts the camera
     /// up about the device's x axis, roll turns the screen in its own plane.
-    public func generate(source: String = "sim:script") -> Trace {
+    ///
+    /// During a walk or a fall the accelerometer adds the body's acceleration to gravity's reaction (a free fall
+    /// reads 0), and the pressure channels follow the device's altitude.
+    public func generate(source: String = "sim:script", only selection: [String]? = nil) -> Trace {
         let period = Int64((1e9 / rate).rounded())
-        let header = header(source: source)
-        let channel = { (id: String) in header.channelIndex(of: id)! }
-        let (gyro, accel) = (channel("gyro"), channel("accel"))
+        let header = header(source: source, only: selection)
+        let (gyro, accel) = (header.channelIndex(of: "gyro"), header.channelIndex(of: "accel"))
         let mag = header.channelIndex(of: "mag")
         let truth = header.channelIndex(of: "truth")
         let (segments, pointer, end) = timeline()
+        let sampled = gyro != nil || accel != nil || mag != nil || truth != nil
 
         var noise = noise.map { NoiseProcesses($0, rate: rate) }
         let field = magneticField.map { field -> Vector3 in
@@ -37,11 +41,10 @@ extension MotionScript {
 
         var records: [TraceRecord] = []
         records.reserveCapacity(Int(end / period + 1) * header.channels.count + pointer.count)
-        var segmentIndex = 0
+        var cursor = SegmentCursor(segments: segments)
         var sampleTime: Int64 = 0
-        while sampleTime <= end {
-            while segmentIndex < segments.count - 1, segments[segmentIndex].end <= sampleTime { segmentIndex += 1 }
-            let pose = segments[segmentIndex].pose(at: sampleTime)
+        while sampled, sampleTime <= end {
+            let pose = cursor.pose(at: sampleTime)
             let timestamp = Timestamp(nanoseconds: sampleTime)
             let (cosRoll, sinRoll) = (cos(pose.roll), sin(pose.roll))
             let (cosPitch, sinPitch) = (cos(pose.pitch), sin(pose.pitch))
@@ -50,16 +53,22 @@ extension MotionScript {
             let v = Vector3(x: pose.pitchRate, y: -pose.yawRate * cosPitch, z: pose.yawRate * sinPitch)
             var rate = Vector3(
                 x: cosRoll * v.x + sinRoll * v.y + 0, y: -sinRoll * v.x + cosRoll * v.y + 0, z: v.z + pose.rollRate + 0)
-            // Gravity's reaction (0, 0, g) in ENU, seen in the device frame.
+            // Gravity's reaction (0, 0, g) in ENU, seen in the device frame; with the body accelerating, the specific
+            // force a + (0, 0, g) turned into the device frame.
             let upright = Self.standardGravity * cosPitch
             var force = Vector3(x: sinRoll * upright + 0, y: cosRoll * upright + 0, z: -Self.standardGravity * sinPitch + 0)
             let attitude = pose.quaternion
-            if noise != nil {
-                rate = noise!.gyroscope.measure(rate)
-                force = noise!.accelerometer.measure(force)
+            if pose.linear != .zero {
+                force = attitude.conjugate.rotate(pose.linear + Vector3(x: 0, y: 0, z: Self.standardGravity))
             }
-            records.append(TraceRecord(channel: gyro, motion: MotionSample(timestamp: timestamp, quantity: .angularVelocity, value: rate)))
-            records.append(TraceRecord(channel: accel, motion: MotionSample(timestamp: timestamp, quantity: .acceleration, value: force)))
+            if let gyro {
+                if noise != nil { rate = noise!.gyroscope.measure(rate) }
+                records.append(TraceRecord(channel: gyro, motion: MotionSample(timestamp: timestamp, quantity: .angularVelocity, value: rate)))
+            }
+            if let accel {
+                if noise != nil { force = noise!.accelerometer.measure(force) }
+                records.append(TraceRecord(channel: accel, motion: MotionSample(timestamp: timestamp, quantity: .acceleration, value: force)))
+            }
             if let field, let mag {
                 var measured = attitude.conjugate.rotate(field)
                 if noise != nil { measured = noise!.magnetometer.measure(measured) }
@@ -70,16 +79,22 @@ extension MotionScript {
             }
             sampleTime += period
         }
-        records += pointer.map { TraceRecord(channel: channel("touch"), reading: .pointer($0)) }
+        if let touch = header.channelIndex(of: "touch") {
+            records += pointer.map { TraceRecord(channel: touch, reading: .pointer($0)) }
+        }
         for environment in environment ?? [] {
-            records += environment.samples(until: end).map { TraceRecord(channel: channel(environment.id), reading: $0.reading) }
+            guard let channel = header.channelIndex(of: environment.id) else { continue }
+            var cursor = SegmentCursor(segments: segments)
+            let altitude = DeviceKind(environment.kind) == .pressure ? { cursor.pose(at: $0).altitude } : nil
+            records += environment.samples(until: end, altitude: altitude).map { TraceRecord(channel: channel, reading: $0.reading) }
         }
         records.sort { ($0.timestamp, $0.channel) < ($1.timestamp, $1.channel) }
         return Trace(header: header, records: records)
     }
 
-    /// The header of the generated trace: its channels and metadata.
-    public func header(source: String) -> TraceHeader {
+    /// The header of the generated trace: its channels (``emittedChannels``, or those of them in `selection`) and
+    /// metadata.
+    public func header(source: String, only selection: [String]? = nil) -> TraceHeader {
         var channels = [
             TraceChannel(id: "gyro", kind: .gyroscope, source: source + "#gyro", rate: rate, name: "Scripted gyroscope", backend: "sim"),
             TraceChannel(id: "accel", kind: .accelerometer, source: source + "#accel", rate: rate, name: "Scripted accelerometer", backend: "sim"),
@@ -97,6 +112,8 @@ extension MotionScript {
                 id: environment.id, kind: kind, source: source + "#" + environment.id, rate: environment.rate,
                 name: "Scripted \(kind.kindDescription.summary)", backend: "sim"))
         }
+        let emitted = Set(emittedChannels).intersection(selection ?? availableChannels)
+        channels.removeAll { !emitted.contains($0.id) }
         var metadata = ["generator": "MotionScript"]
         if let title { metadata["title"] = title }
         if let noise { metadata["noise-seed"] = String(noise.seed) }
@@ -147,10 +164,33 @@ extension MotionScript {
                 let segment = Segment(start: start, end: time, from: pose, motion: .sweep(sweep))
                 segments.append(segment)
                 pose = segment.pose(at: time).withoutRates
+            case .walk(let walk):
+                time += Self.nanoseconds(step.seconds)
+                segments.append(Segment(start: start, end: time, from: pose, motion: .walk(walk)))
+            case .fall(let fall):
+                time += Self.nanoseconds(step.seconds)
+                segments.append(Segment(start: start, end: time, from: pose, motion: .fall(fall)))
+                pose.altitude -= fall.height
+            case .climb(let climb):
+                time += Self.nanoseconds(step.seconds)
+                segments.append(Segment(start: start, end: time, from: pose, motion: .climb(metres: climb.metres)))
+                pose.altitude += climb.metres
             }
         }
         still(until: time)
         return (segments, pointer, time)
+    }
+
+    /// The pose at each of a series of times that never go back, found in the timeline's segments: a segment's end
+    /// belongs to the next one.
+    struct SegmentCursor {
+        let segments: [Segment]
+        var index = 0
+
+        mutating func pose(at time: Int64) -> Pose {
+            while index < segments.count - 1, segments[index].end <= time { index += 1 }
+            return segments[index].pose(at: time)
+        }
     }
 
     /// Rounds a screen position to a millionth, as a touch controller would quantise it.
@@ -162,7 +202,8 @@ extension MotionScript {
         Int64((seconds * 1e9).rounded())
     }
 
-    /// The device's heading, tilt and roll (radians), and their rates (rad/s), at one instant.
+    /// The device's heading, tilt and roll (radians), and their rates (rad/s), at one instant; its altitude above
+    /// where it started (metres) and the acceleration of its body (ENU, m/s²).
     struct Pose {
         var yaw = 0.0
         var pitch = 0.0
@@ -170,12 +211,15 @@ extension MotionScript {
         var yawRate = 0.0
         var pitchRate = 0.0
         var rollRate = 0.0
+        var altitude = 0.0
+        var linear = Vector3.zero
 
         func moved(by change: Pose) -> Pose {
-            Pose(yaw: yaw + change.yaw, pitch: pitch + change.pitch, roll: roll + change.roll)
+            Pose(yaw: yaw + change.yaw, pitch: pitch + change.pitch, roll: roll + change.roll, altitude: altitude)
         }
 
-        var withoutRates: Pose { Pose(yaw: yaw, pitch: pitch, roll: roll) }
+        /// The pose at rest: the same angles and altitude, no rates, no acceleration.
+        var withoutRates: Pose { Pose(yaw: yaw, pitch: pitch, roll: roll, altitude: altitude) }
 
         /// The attitude `Rz(−yaw) · R₀ · Rx(pitch) · Rz(roll)`, device to ENU.
         var quaternion: Quaternion {
@@ -193,6 +237,10 @@ extension MotionScript {
             /// A raised-cosine turn by the change.
             case turn(Pose)
             case sweep(Sweep)
+            case walk(Walk)
+            case fall(Fall)
+            /// A steady change of altitude; the attitude holds.
+            case climb(metres: Double)
         }
 
         var start: Int64
@@ -237,7 +285,40 @@ extension MotionScript {
                 let (roll, rollRate) = axis(sweep.roll, sweep.rollPeriod)
                 return Pose(
                     yaw: from.yaw + yaw, pitch: from.pitch + pitch, roll: from.roll + roll,
-                    yawRate: yawRate, pitchRate: pitchRate, rollRate: rollRate)
+                    yawRate: yawRate, pitchRate: pitchRate, rollRate: rollRate, altitude: from.altitude)
+            case .walk(let walk):
+                // One period of bounce and surge a step, from a trough: the peaks fall at mid-step.
+                guard tau < Double(end - start) / 1e9 else { return from }
+                let omega = 2 * Double.pi * walk.cadence
+                let phase = omega * tau
+                let bounce = Walk.bounce * MotionScript.standardGravity
+                let surge = Walk.speedSwing * (walk.stride ?? Walk.defaultStride) * walk.cadence * omega
+                let forward = surge * sin(phase)
+                var pose = from
+                pose.linear = Vector3(x: sin(from.yaw) * forward, y: cos(from.yaw) * forward, z: -bounce * cos(phase))
+                pose.altitude = from.altitude + bounce / (omega * omega) * (cos(phase) - 1)
+                pose.roll = from.roll + Walk.rollSway * sin(phase / 2)
+                pose.rollRate = Walk.rollSway * omega / 2 * cos(phase / 2)
+                pose.pitch = from.pitch + Walk.pitchSway * sin(phase)
+                pose.pitchRate = Walk.pitchSway * omega * cos(phase)
+                return pose
+            case .fall(let fall):
+                var pose = from
+                let free = fall.freeFallSeconds
+                if tau < free {
+                    pose.linear = Vector3(x: 0, y: 0, z: -MotionScript.standardGravity)
+                    pose.altitude = from.altitude - MotionScript.standardGravity * tau * tau / 2
+                } else {
+                    let impact = min(tau - free, Fall.impactSeconds) / Fall.impactSeconds
+                    pose.linear = Vector3(x: 0, y: 0, z: fall.impactPeak * sin(.pi * impact))
+                    pose.altitude = from.altitude - fall.height
+                }
+                return pose
+            case .climb(let metres):
+                let duration = Double(end - start) / 1e9
+                var pose = from
+                pose.altitude = from.altitude + metres * min(tau / duration, 1)
+                return pose
             }
         }
     }
@@ -259,7 +340,9 @@ extension MotionScript {
 
 extension MotionScript.EnvironmentChannel {
     /// The channel's samples from 0 up to `end` nanoseconds, at its rate: the scripted value with its seeded noise.
-    func samples(until end: Int64) -> [ScalarSample] {
+    /// A pressure channel is given `altitude`, the device's height above its start at each sample time: its value is
+    /// then the pressure that high (``MotionScript/pressure(_:metresUp:)``).
+    func samples(until end: Int64, altitude: ((Int64) -> Double)? = nil) -> [ScalarSample] {
         let period = Int64((1e9 / rate).rounded())
         let kind = DeviceKind(self.kind)
         var random = SeededRandom(seed: seed ?? 0)
@@ -269,6 +352,7 @@ extension MotionScript.EnvironmentChannel {
             let seconds = Double(time) / 1e9
             var value = value + (drift ?? 0) * seconds
             for step in steps ?? [] where step.at <= seconds { value += step.by }
+            if let height = altitude?(time), height != 0 { value = MotionScript.pressure(value, metresUp: height) }
             if let noise, noise > 0 { value += noise * random.gaussian() }
             samples.append(ScalarSample(timestamp: Timestamp(nanoseconds: time), kind: kind, value: value))
             time += period
