@@ -20,4 +20,12 @@ public struct LoudnessGuard: Sendable, Hashable {
         self.ceiling = ceiling
         self.truePeakCeiling = truePeakCeiling
     }
+
+    /// The integrated loudness the guard passes unchanged, LUFS: its target, or its ceiling without one (a target
+    /// above the ceiling is capped by it). What a ``Tone`` plays at.
+    public var level: Double { min(target ?? ceiling, ceiling) }
+
+    /// A −16 LUFS ceiling and a −1 dBTP true-peak ceiling: what `hal audio check` checks by default, and the level a
+    /// ``Tone`` plays at when no guard applies.
+    public static let standard = LoudnessGuard(ceiling: -16, truePeakCeiling: -1)
 }

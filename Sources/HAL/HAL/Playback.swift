@@ -30,6 +30,20 @@ public struct AudioClip: Sendable, Hashable {
         case file(path: String)
         /// Samples in memory.
         case pcm(PCMAudio)
+        /// A tone made when played (`tone:440,0.5`, `tone:chime`), at the level of the loudness guard it plays
+        /// through (``Tone/audio(for:)``).
+        case tone(Tone)
+
+        /// The source a clip's name stands for, the one reading of a name wherever a clip is named: a ``Tone`` for
+        /// `tone:…` (an error naming the field when it is malformed), otherwise the file at `filePath(name)`, such
+        /// as the name resolved against a config file's folder.
+        public init(clipName name: String, filePath: (String) -> String = { $0 }) throws(ToneError) {
+            if let tone = try Tone(clipName: name) {
+                self = .tone(tone)
+            } else {
+                self = .file(path: filePath(name))
+            }
+        }
     }
 
     /// The name recorded in playback events and traces, such as `door-creak.wav`.

@@ -83,12 +83,14 @@ final class WAVWriter {
 }
 
 extension AudioClip {
-    /// The samples a speaker plays: the file or the samples in memory, from ``HAL/AudioClip/start`` on.
-    public func audio() throws -> PCMAudio {
+    /// The samples a speaker plays: the file, the samples in memory, or the tone made at the level
+    /// `loudnessGuard` passes (``HAL/Tone/audio(for:)``), from ``HAL/AudioClip/start`` on.
+    public func audio(for loudnessGuard: LoudnessGuard? = nil) throws -> PCMAudio {
         let audio: PCMAudio
         switch source {
         case .file(let path): audio = try SoundFile.read(path)
         case .pcm(let pcm): audio = pcm
+        case .tone(let tone): audio = tone.audio(for: loudnessGuard)
         }
         return audio.dropping(start)
     }

@@ -42,19 +42,22 @@ extension SoundMeasure {
 }
 
 /// A ``SoundMeasure`` with no audio library: speech lasts as long as ``estimatedDuration(of:)`` says, the same in
-/// every run; a clip in memory lasts as long as its samples; every sound is silent (no loudness to guard). A clip
+/// every run; a clip in memory lasts as long as its samples, a tone as long as its notes; every sound is silent (no loudness to guard). A clip
 /// stored as a file needs a measure that reads audio files, and is refused with an error that says so.
 public struct EstimatedSound: SoundMeasure {
     /// Creates the measure.
     public init() {}
 
-    /// A clip in memory, by its samples.
+    /// A clip in memory, by its samples, or a tone, by its notes.
     public func measure(_ clip: AudioClip, guard: LoudnessGuard?) throws -> MeasuredSound {
-        guard case .pcm(let audio) = clip.source else {
+        let length: Duration
+        switch clip.source {
+        case .pcm(let audio): length = audio.duration
+        case .tone(let tone): length = tone.duration
+        case .file:
             throw EstimatedSoundError(description: "clip '\(clip.name)': a clip stored as a file needs a sound measure that reads audio files (the Audio module's MeasuredPlayback)")
         }
-        let duration = max(.zero, audio.duration - clip.start)
-        return MeasuredSound(duration: duration, loudness: .silence)
+        return MeasuredSound(duration: max(.zero, length - clip.start), loudness: .silence)
     }
 
     /// The utterance, by ``estimatedDuration(of:)``.

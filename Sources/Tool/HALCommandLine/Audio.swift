@@ -45,19 +45,18 @@ struct Say: AsyncParsableCommand {
     }
 }
 
-/// `hal play FILE [--device URI]`.
+/// `hal play FILE|tone:HZ,SECONDS|tone:chime [--device URI]`.
 struct Play: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "play", abstract: "Play a sound file (WAV, FLAC, OGG) on a speaker.")
+    static let configuration = CommandConfiguration(commandName: "play", abstract: "Play a sound file (WAV, FLAC, OGG) or a tone on a speaker.")
 
-    @Argument(help: "The file.")
+    @Argument(help: "The file, or a tone: tone:HZ,SECONDS (e.g. tone:440,0.5) or tone:chime, at -16 LUFS.")
     var file: String
 
     @OptionGroup var speaker: SpeakerOptions
 
     func run() async throws {
-        try checkSoundFile(file)
-        let name = URL(fileURLWithPath: file).lastPathComponent
-        try await speaker.playToEnd { try await $0.play(AudioClip(name: name, source: .file(path: file))) }
+        let clip = try soundClip(file)
+        try await speaker.playToEnd { try await $0.play(clip) }
     }
 }
 
@@ -65,27 +64,26 @@ struct Play: AsyncParsableCommand {
 struct AudioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "audio", abstract: "Audio clips.", subcommands: [Check.self])
 
-    /// `hal audio check FILE… [--ceiling LUFS]`.
+    /// `hal audio check FILE… [--ceiling LUFS]`; a tone is made at the ceilings' level.
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "check", 
             abstract: "List clips' loudness (EBU R 128 integrated LUFS and true peak) and flag those above the ceiling.",
             discussion: "Exits with 1 when any clip is above the ceiling.")
 
-        @Argument(help: "The clips.")
+        @Argument(help: "The clips: files, or tones (tone:HZ,SECONDS, tone:chime).")
         var files: [String]
 
         @Option(help: "The loudest integrated loudness allowed, LUFS (negative: write --ceiling=-20).")
-        var ceiling = -16.0
+        var ceiling = LoudnessGuard.standard.ceiling
 
         @Option(name: .customLong("peak-ceiling"), help: "The highest true peak allowed, dBTP.")
-        var peakCeiling = -1.0
+        var peakCeiling = LoudnessGuard.standard.truePeakCeiling
 
         func run() throws {
             var out = StandardOutput()
             var flagged = 0
             for file in files {
-                try checkSoundFile(file)
-                let loudness = Loudness(measuring: try SoundFile.read(file))
+                let loudness = Loudness(measuring: try soundClip(file).audio(for: LoudnessGuard(ceiling: ceiling, truePeakCeiling: peakCeiling)))
                 var problems: [String] = []
                 if loudness.integrated > ceiling { problems.append("above the \(printfFormat("%g", ceiling)) LUFS ceiling") }
                 if loudness.truePeak > peakCeiling { problems.append("peak above \(printfFormat("%g", peakCeiling)) dBTP") }
@@ -98,10 +96,13 @@ struct AudioCommand: ParsableCommand {
     }
 }
 
-/// Refuses a folder, an empty file or one that may not be read in words before libsndfile reads it, which says
-/// `Format not recognised.` of the first two; a missing file is libsndfile's to report (`System error : No such file
-/// or directory.`).
-private func checkSoundFile(_ path: String) throws {
-    guard FileManager.default.fileExists(atPath: path) else { return }
-    try FileReads.checkReadable(path, expecting: "a sound file (WAV, FLAC, OGG)")
+/// The clip a command line names: a tone (`tone:440,0.5`, named as written), or a sound file (named by its last
+/// component). A folder, an empty file or one that may not be read is refused in words before libsndfile reads it,
+/// which says `Format not recognised.` of the first two; a missing file is libsndfile's to report (`System error : No
+/// such file or directory.`).
+private func soundClip(_ text: String) throws -> AudioClip {
+    let source = try AudioClip.Source(clipName: text)
+    guard case .file(let path) = source else { return AudioClip(name: text, source: source) }
+    if FileManager.default.fileExists(atPath: path) { try FileReads.checkReadable(path, expecting: "a sound file (WAV, FLAC, OGG)") }
+    return AudioClip(name: URL(fileURLWithPath: path).lastPathComponent, source: source)
 }

@@ -27,7 +27,7 @@ struct Convert: ParsableCommand {
     var compression: String = "lz4"
 
     @Option(help: ArgumentHelp(
-        "With an MCAP OUT: what each speaker channel played, as sound (Foxglove's RawAudio on CHANNEL.audio): clips from this folder by name, speech through espeak-ng.",
+        "With an MCAP OUT: what each speaker channel played, as sound (Foxglove's RawAudio on CHANNEL.audio): clips from this folder by name, tones (tone:HZ,SECONDS, tone:chime) made, speech through espeak-ng.",
         valueName: "clips-folder"))
     var sound: String?
 
@@ -56,8 +56,9 @@ struct Convert: ParsableCommand {
             for (index, channel) in trace.header.channels.enumerated() where channel.kind == .speaker {
                 let events = trace.records.compactMap { $0.channel == index ? PlaybackEvent($0.reading) : nil }
                 let (spans, missing) = PlaybackSound.render(events, clip: { name in
-                    guard TracePath.staysInsideTraceFolder(name) else { throw ValidationError("the name leaves \(sound)") }
-                    return try SoundFile.read(sound + "/" + name)
+                    let source = try AudioClip.Source(clipName: name) { sound + "/" + $0 }
+                    if case .file = source, !TracePath.staysInsideTraceFolder(name) { throw ValidationError("the name leaves \(sound)") }
+                    return try AudioClip(name: name, source: source).audio()
                 })
                 try writer.writeSound(spans.map { ($0.start, $0.audio) }, of: index)
                 for item in missing { printError("\nchannel \(channel.id): no sound for \(item)") }

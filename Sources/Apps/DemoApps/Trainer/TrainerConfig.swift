@@ -52,7 +52,8 @@ public struct TrainerConfig: Sendable, Hashable, Codable {
         }
     }
 
-    /// The clips of the sound feedback, named relative to the config file's folder.
+    /// The clips of the sound feedback, named relative to the config file's folder, or tones (`tone:880,0.1`,
+    /// `tone:chime`).
     public struct Sounds: Sendable, Hashable, Codable {
         /// Played on a right answer.
         public var correct: String
@@ -133,6 +134,11 @@ public struct TrainerConfig: Sendable, Hashable, Codable {
         }
         if let timeout = cameraTimeout, !(0.5...60).contains(timeout) {
             throw AppConfigError(field: "cameraTimeout", "\(timeout); expected 0.5…60 seconds")
+        }
+        if let sounds {
+            try ClipFiles.check(sounds.correct, field: "sounds.correct")
+            try ClipFiles.check(sounds.incorrect, field: "sounds.incorrect")
+            try ClipFiles.check(sounds.click, field: "sounds.click")
         }
     }
 }

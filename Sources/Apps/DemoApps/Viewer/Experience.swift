@@ -21,9 +21,9 @@ public struct Hotspot: Sendable, Hashable, Codable {
     public var pitch: Double
     /// The hotspot's angular diameter, degrees.
     public var size: Double
-    /// The sound or video file, for sound and video hotspots.
+    /// The sound or video file, for sound and video hotspots; a sound may be a tone (`tone:440,0.5`, `tone:chime`).
     public var clip: String?
-    /// A video's sound, a file the speaker plays with the frames (a video file's own sound is not decoded).
+    /// A video's sound, a file (or a tone) the speaker plays with the frames (a video file's own sound is not decoded).
     public var soundtrack: String?
     /// The panorama a door leads to, by id.
     public var to: String?
@@ -149,12 +149,14 @@ public struct ExperienceLibrary: Sendable, Hashable, Codable {
                 switch hotspot.kind {
                 case .sound, .video:
                     guard let clip = hotspot.clip, !clip.isEmpty else { throw AppConfigError(field: "\(at).clip", "a \(hotspot.kind.rawValue) hotspot needs a clip") }
+                    if hotspot.kind == .sound { try ClipFiles.check(clip, field: "\(at).clip") }
                 case .door:
                     break
                 }
                 if let soundtrack = hotspot.soundtrack {
                     guard hotspot.kind == .video else { throw AppConfigError(field: "\(at).soundtrack", "only a video hotspot has a soundtrack") }
                     guard !soundtrack.isEmpty else { throw AppConfigError(field: "\(at).soundtrack", "empty; name a sound file or leave it out") }
+                    try ClipFiles.check(soundtrack, field: "\(at).soundtrack")
                 }
             }
         }
