@@ -147,6 +147,30 @@ func hal(_ arguments: [String], environment: [String: String] = [:]) throws -> R
         #expect(nmea.output.contains("\r\n$GPGGA,"))
     }
 
+    /// A log of two sessions spliced, the second an hour earlier than the first: every epoch is imported, and a
+    /// warning names the line where the clock went back.
+    @Test func nmeaImportWarnsWhereTheClockGoesBack() throws {
+        let folder = try makeScratchFolder()
+        func sentence(_ body: String) -> String {
+            "$\(body)*\(String(format: "%02X", body.utf8.reduce(UInt8(0), ^)))"
+        }
+        func epoch(_ time: String, _ minutes: Int) -> [String] {
+            let latitude = String(format: "4915.%03d", 600 + minutes)
+            return [sentence("GPRMC,\(time),A,\(latitude),N,12314.760,W,0.5,90.0,271126,,,A"),
+                    sentence("GPGGA,\(time),\(latitude),N,12314.760,W,1,08,1.0,70.0,M,-17.0,M,,")]
+        }
+        let lines = ["120000.00", "120001.00", "120002.00", "120003.00"].enumerated().flatMap { epoch($0.element, $0.offset) }
+            + ["110000.00", "110001.00"].enumerated().flatMap { epoch($0.element, 10 + $0.offset) }
+        let log = folder + "/spliced.nmea"
+        try (lines.joined(separator: "\r\n") + "\r\n").write(toFile: log, atomically: true, encoding: .utf8)
+        let imported = try hal("gps", "import", log, "-o", folder + "/spliced.jsonl")
+        #expect(imported.status == 0, "\(imported.errors)")
+        let warnings = imported.errors.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        #expect(warnings.count == 1 && warnings[0].hasPrefix("warning: \(log): line 9: the receiver's clock went back 3603.0 s"), "\(imported.errors)")
+        // Every epoch, the two after the jump that the import once left out among them.
+        #expect(imported.errors.contains("wrote 6 fixes from 6 epochs"), "\(imported.errors)")
+    }
+
     @Test func serveStreamsAWalkAsNMEAOverTCP() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: halExecutable)

@@ -13,8 +13,19 @@ struct GpsdLog {
         var altitudeMSL: Double?
     }
 
+    /// One TPV of gpsd's with a position (mode 2 or 3): what ``GpsdPositionAgreement`` counts.
+    struct Position {
+        /// Its time, when gpsd gave one (nil before the receiver knew the date).
+        var time: Int64?
+        var latitude: Double
+        var longitude: Double
+    }
+
     var name: String
     var lines: [String]
+    /// Every TPV of gpsd's with a latitude, a longitude and mode 2 or 3, in order: one per cycle gpsd reported, and
+    /// again for each later sentence of that cycle.
+    var positions: [Position] = []
     /// gpsd's last TPV for each time, in order.
     var reports: [Report]
     /// gpsd's TPVs with a position but no time (epochs before the receiver knew the date), the last of each run of
@@ -26,6 +37,7 @@ struct GpsdLog {
     /// Logs written for this package (`make-logs.py`), one per way a receiver reports a fix, with gpsd's reports.
     static let receiverFolder = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/receivers")
 
+    /// Every log of gpsd's in the project: fourteen NMEA logs of its regression suite.
     static var names: [String] { names(in: folder) }
     static var receiverNames: [String] { names(in: receiverFolder) }
 
@@ -43,6 +55,9 @@ struct GpsdLog {
         let check = try String(contentsOf: folder.appendingPathComponent(name + ".chk"), encoding: .utf8)
         for line in check.split(whereSeparator: \.isNewline) where line.hasPrefix(#"{"class":"TPV""#) {
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            if let latitude = object["lat"] as? Double, let longitude = object["lon"] as? Double, object["mode"] as? Int ?? 0 >= 2 {
+                positions.append(Position(time: (object["time"] as? String).flatMap(Self.parseTime), latitude: latitude, longitude: longitude))
+            }
             guard let text = object["time"] as? String, let time = Self.parseTime(text) else {
                 if let latitude = object["lat"] as? Double, let longitude = object["lon"] as? Double {
                     let report = Report(
@@ -65,14 +80,18 @@ struct GpsdLog {
         reports = order.map { byTime[$0]! }
     }
 
-    /// Our fixes by UTC time, and those without one (no date yet) in order.
+    /// Our fixes by UTC time, the last cycle of each time, and those without one (no date yet) in order. As with
+    /// gpsd's reports, a no-fix cycle after one with a position at the same time (the receiver lost its fix before
+    /// the next time) does not replace it.
     func decoded() -> (fixes: [Int64: NMEAFix], dateless: [NMEAFix], decoder: NMEADecoder) {
         var decoder = NMEADecoder()
         var fixes: [Int64: NMEAFix] = [:]
         var dateless: [NMEAFix] = []
         func take(_ fix: NMEAFix?) {
             guard let fix else { return }
-            if let time = fix.utcNanoseconds { fixes[time] = fix } else { dateless.append(fix) }
+            guard let time = fix.utcNanoseconds else { return dateless.append(fix) }
+            if fix.mode == .none, let earlier = fixes[time], earlier.mode != .none { return }
+            fixes[time] = fix
         }
         for line in lines { take(decoder.decode(line: line)) }
         take(decoder.finish())

@@ -153,6 +153,108 @@ import Testing
         #expect(readings[3].coordinate != nil)
     }
 
+    /// A chartplotter's GGA and its GLL, stamped a second later, give different positions at one time: each is a
+    /// fix of its own, in order, as gpsd reports each cycle; the later one carries on the altitude.
+    @Test func theSameTimeWithAnotherPositionIsAnotherFix() {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GPRMC,094816,A,5250.9713,N,00518.7344,E,5.5,237.9,200818,1.4,E,A"),
+            line("GPGGA,094816,5250.9705,N,00518.7323,E,1,12,0.60,-5,M,46.8,M,,"),
+            line("GPGLL,5250.9705,N,00518.7323,E,094817,A,A"),
+            line("GPRMC,094817,A,5250.9705,N,00518.7323,E,5.7,238.1,200818,1.4,E,A"),
+            line("GPGGA,094817,5250.9696,N,00518.7305,E,1,12,0.60,-5,M,46.8,M,,"),
+        ], decoder: &decoder)
+        #expect(fixes.map(\.sentences) == [["RMC"], ["GGA"], ["GLL", "RMC"], ["GGA"]])
+        let minutes: [Double] = [50.9713, 50.9705, 50.9705, 50.9696]
+        #expect(fixes.map { $0.coordinate?.latitude } == minutes.map { 52 + $0 / 60 })
+        let second = 1_534_758_496_000_000_000 as Int64  // 2018-08-20T09:48:16Z
+        #expect(fixes.map(\.utcNanoseconds) == [second, second, second + 1_000_000_000, second + 1_000_000_000])
+        #expect(fixes.map(\.mode) == [.twoDimensional, .threeDimensional, .twoDimensional, .threeDimensional])
+        // The GGA's cycle carries on the RMC's speed.
+        #expect(fixes[3].altitudeMSL == -5 && abs(fixes[3].speed! - 5.7 * 1852 / 3600) < 1e-12)
+        #expect(decoder.statistics.epochs == 4)
+        // Both cycles of one time go on the timeline at that time.
+        var timeline = EpochTimeline()
+        #expect(fixes.compactMap { timeline.fix(for: $0)?.timestamp.nanoseconds } == [0, 0, 1_000_000_000, 1_000_000_000])
+        #expect(timeline.skipped == 0 && timeline.clockJumps.isEmpty)
+    }
+
+    /// A receiver's clock that goes back (two sessions spliced into one log) loses no epoch: each is kept, the
+    /// timeline carries on from where it was at the receiver's spacing, and the jump is recorded where it happened.
+    @Test func aClockThatGoesBackKeepsEveryEpochAndIsFlagged() throws {
+        var decoder = NMEADecoder()
+        var timeline = EpochTimeline()
+        let fixes = decodeAll([
+            line("GPRMC,152508.00,A,5547.82150,N,02334.14092,E,0.309,,091209,,,A"),
+            line("GPRMC,152508.50,A,5547.82156,N,02334.14086,E,0.296,,091209,,,A"),
+            line("GPRMC,143306.00,A,5546.83315,N,02334.72613,E,30.3,221.2,091209,,,A"),
+            line("GPRMC,143306.50,A,5546.82983,N,02334.72123,E,30.3,221.2,091209,,,A"),
+        ], decoder: &decoder).compactMap { timeline.fix(for: $0) }
+        #expect(fixes.count == 4 && timeline.skipped == 0)
+        #expect(fixes.map(\.timestamp.nanoseconds) == [0, 500_000_000, 500_000_000, 1_000_000_000])
+        // The fixes keep the receiver's own times.
+        let before = try #require(UTCTime.parse("2009-12-09T15:25:08.5Z")), after = try #require(UTCTime.parse("2009-12-09T14:33:06Z"))
+        #expect(fixes[1].utcNanoseconds == before && fixes[2].utcNanoseconds == after)
+        let jump = try #require(timeline.clockJumps.first)
+        #expect(timeline.clockJumps.count == 1 && jump.fix == 2 && jump.back == before - after)
+        #expect(jump.description.hasPrefix("the receiver's clock went back 3122.5 s (from 2009-12-09T15:25:08.5"), "\(jump)")
+    }
+
+    /// A ZDA stamped two seconds ahead of the RMC and GGA around it is no epoch of its own: the next position joins
+    /// it, so the timeline never goes back.
+    @Test func aZDAStampedAheadJoinsTheNextPosition() {
+        var decoder = NMEADecoder()
+        var timeline = EpochTimeline()
+        let fixes = decodeAll([
+            line("GPRMC,193221.00,A,2037.7279,N,08704.0848,W,00.1,201.8,231207,01,W,A"),
+            line("GPZDA,193223.00,23,12,2007,00,00"),
+            line("GPGGA,193222.00,2037.72832,N,08704.08469,W,1,04,1.7,-30.00,M,-13.9,M,,"),
+            line("GPZDA,193224.00,23,12,2007,00,00"),
+            line("GPGGA,193223.00,2037.72880,N,08704.08455,W,1,04,1.7,-29.55,M,-13.9,M,,"),
+        ], decoder: &decoder)
+        #expect(fixes.map(\.sentences) == [["RMC"], ["ZDA", "GGA"], ["ZDA", "GGA"]])
+        #expect(fixes.compactMap { timeline.fix(for: $0)?.timestamp.nanoseconds } == [0, 1_000_000_000, 2_000_000_000])
+        #expect(timeline.clockJumps.isEmpty)
+    }
+
+    /// A valid fix followed, before the next time, by a GSA `1` and empty GGA and RMC sentences without a time
+    /// (a Quectel losing its fix) is kept; the loss is the next epoch, at the same time.
+    @Test func emptySentencesWithoutATimeDoNotWipeAValidFix() {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GPGGA,022038.00,3644.762563,S,17444.069733,E,1,06,1.1,53.0,M,37.0,M,,"),
+            line("GPRMC,022038.00,A,3644.762563,S,17444.069733,E,0.0,,071020,18.3,E,A,V"),
+            line("GPGSA,A,2,06,07,11,19,22,30,,,,,,,1.4,1.1,0.9,1"),
+            line("GPVTG,,T,,M,,N,,K,N"),
+            line("GPGSA,A,1,,,,,,,,,,,,,,,,"),
+            line("GPGGA,,,,,,0,,,,,,,,"),
+            line("GPRMC,,V,,,,,,,,,,N"),
+        ], decoder: &decoder)
+        #expect(fixes.map(\.mode) == [.twoDimensional, .none])
+        #expect(fixes[0].coordinate != nil && fixes[1].coordinate == nil)
+        #expect(fixes[1].sentences == ["GSA", "GGA", "RMC"] && fixes[1].utcNanoseconds == fixes[0].utcNanoseconds)
+    }
+
+    /// gpsd reads a GGA of quality 0 (or none) with a position from 3 or more satellites as a fix, and a fix that
+    /// comes within an epoch that said there was none (a Garmin in simulator mode: RMC `V`, GGA quality 8, GLL `V`)
+    /// as a cycle of its own; without a position, or from fewer than 3 satellites, quality 0 stays no fix.
+    @Test func noFixSentencesAreReadAsGpsdReadsThem() {
+        var decoder = NMEADecoder()
+        let fixes = decodeAll([
+            line("GPGGA,071734.929,4404.1178,N,12118.8608,W,0,4,,1127.8,M,-19.6,M,,"),
+            line("GPGGA,071735.929,4404.1178,N,12118.8608,W,0,2,,1127.8,M,-19.6,M,,"),
+            line("GPGGA,071736.929,4404.1178,N,12118.8608,W,,3,,1127.8,M,-19.6,M,,"),
+            line("GPRMC,125106,V,3854.5087,N,07726.4523,W,0.0,0.0,241011,10.5,W,S"),
+            line("GPGGA,125106,3854.5087,N,07726.4523,W,8,10,2.0,268.8,M,-33.9,M,,"),
+            line("GPGSA,A,3,03,07,08,11,13,16,19,23,24,28,,,3.6,2.0,3.0"),
+            line("GPGLL,3854.5087,N,07726.4523,W,125106,V,S"),
+        ], decoder: &decoder)
+        #expect(decoder.statistics.rejected.isEmpty)
+        #expect(fixes.map(\.mode) == [.threeDimensional, .none, .threeDimensional, .none, .threeDimensional, .none])
+        #expect(fixes.map(\.sentences) == [["GGA"], ["GGA"], ["GGA"], ["RMC"], ["GGA", "GSA"], ["GLL"]])
+        #expect(fixes[5].locationFix(at: .zero).coordinate == nil)
+    }
+
     @Test func theGPSWeekRolloverIsCorrected() {
         var decoder = NMEADecoder()
         // A receiver with the 1024-week bug reports 1999-08-27 for 2019-04-12.

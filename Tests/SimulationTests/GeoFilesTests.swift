@@ -54,7 +54,8 @@ import NMEA
             </rte></gpx>
             """
         let track = try #require(try GeoFiles.importGPX(Array(gpx.utf8), file: "route.gpx").track)
-        let (back, statistics, skipped) = LocationTrack.importNMEA(track.nmea())
+        let imported = LocationTrack.importNMEA(track.nmea())
+        let (back, statistics, skipped) = (imported.track, imported.statistics, imported.skipped)
         #expect(statistics.rejectedCount == 0 && skipped == 0)
         #expect(back.fixes.count == 3)
         #expect(back.fixes.map(\.timestamp) == track.fixes.map(\.timestamp).map { Timestamp(nanoseconds: ($0.nanoseconds + 500_000) / 1_000_000 * 1_000_000) })

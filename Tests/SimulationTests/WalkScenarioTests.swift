@@ -146,7 +146,8 @@ import NMEA
     }
 
     @Test func nmeaExportImportsBackWithinNMEAPrecision() throws {
-        let (back, statistics, skipped) = LocationTrack.importNMEA(Self.track.nmea())
+        let imported = LocationTrack.importNMEA(Self.track.nmea())
+        let (back, statistics, skipped) = (imported.track, imported.statistics, imported.skipped)
         #expect(statistics.rejectedCount == 0)
         #expect(skipped == 0)
         #expect(back.fixes.count == Self.track.fixes.count)
@@ -165,7 +166,8 @@ import NMEA
 
     @Test func importingARealReceiverLog() throws {
         let log = try String(contentsOfFile: packageRoot + "/Tests/NMEATests/Fixtures/gpsd-nmea/bu353s4.log", encoding: .utf8)
-        let (track, statistics, skipped) = LocationTrack.importNMEA(log)
+        let imported = LocationTrack.importNMEA(log)
+        let (track, statistics, skipped) = (imported.track, imported.statistics, imported.skipped)
         #expect(track.fixes.count == 25)
         #expect(skipped == 0)
         #expect(statistics.rejectedCount == 0)
@@ -177,7 +179,8 @@ import NMEA
     /// once a later epoch gives the date.
     @Test func fixesBeforeTheDateGetItsUTC() throws {
         let log = try String(contentsOfFile: packageRoot + "/Tests/NMEATests/Fixtures/receivers/rmc-no-date-yet.log", encoding: .utf8)
-        let (track, statistics, skipped) = LocationTrack.importNMEA(log)
+        let imported = LocationTrack.importNMEA(log)
+        let (track, statistics, skipped) = (imported.track, imported.statistics, imported.skipped)
         #expect(track.fixes.count == 12 && skipped == 0 && statistics.rejectedCount == 0)
         #expect(track.fixes.allSatisfy { $0.coordinate != nil })
         // 2026-11-20T10:00:00Z, one a second.

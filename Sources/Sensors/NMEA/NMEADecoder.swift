@@ -14,13 +14,23 @@ import HAL
 ///   passed over: a sentence is read from the last `$` before its checksum, and counted in
 ///   ``Statistics/resynchronised``.
 ///
-/// **Epochs.** An epoch is the set of sentences sharing one UTC time of day. A sentence
+/// **Epochs.** An epoch is one cycle of sentences sharing one UTC time of day. A sentence
 /// with another time closes the epoch, which ``decode(line:)`` then returns; sentences
 /// without a time (GSA, GSV, VTG, DTM) belong to the epoch in progress. ``finish()`` closes
 /// the last one.
 ///
-/// **Fix mode:** no fix when RMC or GLL says `V`, GGA's quality is 0, GSA says 1 or GNS
-/// says `N`; otherwise GSA's 2D/3D, or 3D when GGA or GNS gave an altitude, else 2D.
+/// - **A cycle of its own at the same time:** a sentence that gives another position than the epoch's, says there is
+///   no fix after the epoch had one, or gives a fix after the epoch said there was none, closes the epoch and starts
+///   the next at the same time, as gpsd reports each cycle. So a chartplotter that stamps its GLL one second ahead of
+///   its GGA gives each position as a fix of its own, and a trailing GSA `1` or an empty GGA does not wipe the
+///   valid fix before it; the next epoch carries on the earlier one's fields (altitude, speed, DOPs) but not its fix.
+/// - **A time stamped ahead:** an epoch of only ZDA, GST, GBS or GRS (and time-less sentences) is not closed by the
+///   next sentence with a position: that sentence joins it and gives the time. A receiver whose ZDA runs two seconds
+///   ahead of its RMC does not make a time-only epoch between each pair of fixes and a jump back after it.
+///
+/// **Fix mode:** no fix when RMC or GLL says `V`, GSA says 1, GNS says `N`, or GGA's quality is 0 or empty and it has
+/// no position or fewer than 3 satellites used (a GGA of quality 0 with a position from 3 or more satellites is a fix,
+/// as gpsd reads it); otherwise GSA's 2D/3D, or 3D when GGA or GNS gave an altitude, else 2D.
 ///
 /// **Dates** come from RMC or ZDA and carry over to later epochs; an empty or all-zero date is one the receiver
 /// does not know yet, and the epoch has no UTC time (its ``NMEAFix/timeOfDay`` only). A known date moves on a day
@@ -115,12 +125,18 @@ public struct NMEADecoder: Sendable {
         }
         statistics.count(type)
         var closed: NMEAFix?
-        // A new time closes the epoch, unless the epoch so far holds only sentences that never carry
-        // a time (GSA, GSV, VTG: a receiver opened mid-burst); then it is this time's epoch. A no-fix
-        // GGA or RMC with an empty time field is an epoch of its own.
-        if let time = update.timeOfDay, let current = epoch,
-           current.timeOfDay.map({ $0 != time }) ?? current.sentenceTypes.contains(where: \.carriesTime) {
-            closed = close()
+        if let current = epoch {
+            if let time = update.timeOfDay,
+               current.timeOfDay.map({ $0 != time }) ?? current.sentenceTypes.contains(where: \.carriesTime) {
+                // A new time closes the epoch, unless the epoch so far holds only sentences that never carry a time
+                // (GSA, GSV, VTG: a receiver opened mid-burst), or only ones that say nothing of the position or the
+                // fix (a ZDA or GST stamped ahead of the sentences with the position): then this sentence joins it.
+                if !(type.givesPosition && current.sentenceTypes.allSatisfy(\.isAncillary)) { closed = close() }
+            } else if update.startsCycle(after: current) {
+                // The same time, but another cycle: another position, or a fix that comes or goes.
+                closed = close()
+                epoch = current.nextCycle(noFix: update.noFix)
+            }
         }
         if epoch == nil { epoch = NMEAFix() }
         update.apply(to: &epoch!, type: type)
@@ -167,6 +183,19 @@ public struct NMEADecoder: Sendable {
 }
 
 extension NMEAFix {
+    /// The next cycle of this epoch, at the same time: everything this one said but its sentences and whether there
+    /// is a fix, and, when the next cycle starts with a no-fix sentence, without the position and altitude.
+    func nextCycle(noFix: Bool) -> NMEAFix {
+        var next = self
+        next.sentenceTypes = []
+        next.noFixReported = false
+        if noFix {
+            next.coordinate = nil
+            next.altitudeMSL = nil
+        }
+        return next
+    }
+
     /// The fix mode from what the epoch's sentences said.
     var resolvedMode: FixMode {
         if noFixReported || coordinate == nil { return .none }

@@ -1,6 +1,6 @@
 public import HAL
 
-/// Everything the sentences of one epoch said about the receiver's position.
+/// Everything the sentences of one epoch (one cycle, ``NMEADecoder``) said about the receiver's position.
 public struct NMEAFix: Sendable, Hashable {
     /// The epoch's UTC time, nanoseconds since 1970, once a date is known.
     public var utcNanoseconds: Int64?

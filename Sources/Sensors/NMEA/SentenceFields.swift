@@ -59,11 +59,16 @@ struct Update {
         return true
     }
 
+    /// GGA's quality 0 (or an empty quality) is no fix only without a position or with fewer than 3 satellites
+    /// used: receivers send 0 with a position they computed from enough satellites, and gpsd reports it as a fix.
     private mutating func gga(_ s: FramedSentence) -> Bool {
-        guard parseTime(s, 0), parsePosition(s, at: 1), let quality = s.field(5).flatMap(s.int) else { return false }
-        noFix = quality == 0
-        return optionalInt(s, 6, into: &satellitesUsed) && optionalDouble(s, 7, into: &hdop)
-            && optionalDouble(s, 8, into: &altitudeMSL) && optionalDouble(s, 10, into: &geoidSeparation)
+        guard parseTime(s, 0), parsePosition(s, at: 1) else { return false }
+        var quality: Int?
+        guard optionalInt(s, 5, into: &quality), optionalInt(s, 6, into: &satellitesUsed), optionalDouble(s, 7, into: &hdop),
+              optionalDouble(s, 8, into: &altitudeMSL), optionalDouble(s, 10, into: &geoidSeparation)
+        else { return false }
+        noFix = (quality ?? 0) == 0 && (coordinate == nil || (satellitesUsed ?? 0) < 3)
+        return true
     }
 
     private mutating func gsa(_ s: FramedSentence) -> Bool {
@@ -129,6 +134,16 @@ struct Update {
         guard let code = NMEADatum(s.bytes[range]) else { return false }
         datum = code
         return true
+    }
+
+    /// Whether this sentence starts a new cycle of the epoch `fix` holds so far, at the same time: it gives another
+    /// position than the epoch's, says there is no fix after the epoch had one, or gives a fix after the epoch said
+    /// there was none. gpsd reports each such cycle; merged, the later sentence would overwrite the earlier cycle's
+    /// position, or a trailing no-fix sentence would wipe a valid fix.
+    func startsCycle(after fix: NMEAFix) -> Bool {
+        if let coordinate, let current = fix.coordinate, coordinate != current { return true }
+        if noFix { return fix.coordinate != nil && !fix.noFixReported }
+        return coordinate != nil && fix.noFixReported
     }
 
     /// Merges into the epoch: later sentences fill in what earlier ones left out, and a

@@ -28,6 +28,13 @@ public enum SentenceType: String, Sendable, Hashable, CaseIterable {
     /// Whether the sentence type has a UTC time field (GSA, GSV, VTG and DTM do not).
     var carriesTime: Bool { self != .gsa && self != .gsv && self != .vtg && self != .dtm }
 
+    /// Whether the sentence type gives a position (RMC, GGA, GLL, GNS).
+    var givesPosition: Bool { self == .rmc || self == .gga || self == .gll || self == .gns }
+
+    /// Whether the sentence type says nothing of the position or of whether there is a fix: ZDA, GST, GBS, GRS, GSV,
+    /// VTG and DTM.
+    var isAncillary: Bool { !givesPosition && self != .gsa }
+
     init?(_ a: UInt8, _ b: UInt8, _ c: UInt8) {
         switch (a, b, c) {
         case (82, 77, 67): self = .rmc          // RMC

@@ -116,12 +116,14 @@ struct GPSCommand: ParsableCommand {
                 printError("wrote \(track.fixes.count) fixes to \(out)")
                 return
             }
-            let (track, statistics, skipped) = LocationTrack.importNMEA(String(decoding: bytes, as: UTF8.self))
+            let imported = LocationTrack.importNMEA(String(decoding: bytes, as: UTF8.self))
+            let statistics = imported.statistics
             guard statistics.epochs > 0 else { throw FileError(path: file, "no NMEA epochs in the file; expected an NMEA log, a GPX file or a KML file") }
-            try write(track.trace(source: "nmea:\(file)", metadata: ["imported-from": file]), to: out)
+            try write(imported.track.trace(source: "nmea:\(file)", metadata: ["imported-from": file]), to: out)
+            for jump in imported.clockJumps { printError("warning: \(file): \(jump)") }
             let rejected = statistics.rejected.map { "\($0.value) \($0.key)" }.sorted().joined(separator: ", ")
-            printError("wrote \(track.fixes.count) fixes from \(statistics.epochs) epochs to \(out)"
-                + (skipped > 0 ? "; \(skipped) epochs left out (no time, or going back in time)" : "")
+            printError("wrote \(imported.track.fixes.count) fixes from \(statistics.epochs) epochs to \(out)"
+                + (imported.skipped > 0 ? "; \(imported.skipped) epochs left out (no time)" : "")
                 + (rejected.isEmpty ? "" : "; rejected: \(rejected)")
                 + (statistics.resynchronised > 0 ? "; \(statistics.resynchronised) read after noise before their '$'" : ""))
         }

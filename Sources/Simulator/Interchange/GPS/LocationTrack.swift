@@ -76,20 +76,58 @@ public struct LocationTrack: Sendable {
         return withUTC().fixes.map { encoder.sentences(for: $0).joined() }.joined()
     }
 
-    /// Decodes an NMEA log into fixes, placed on an ``NMEA/EpochTimeline``: by UTC time, or by
-    /// time of day when the log has no date. Returns the decoder's statistics, and how many
-    /// epochs were left out (no time at all, or going back in time).
+    /// What ``importNMEA(_:channel:)`` read from an NMEA log.
+    public struct NMEAImport: Sendable {
+        /// A place where the receiver's clock went back: the line of the log where that epoch starts (1-based,
+        /// counting every line), and the jump.
+        public struct ClockJump: Sendable, Hashable, CustomStringConvertible {
+            /// The line where the epoch that went back starts.
+            public var line: Int
+            /// How far back, and what the timeline did.
+            public var jump: EpochTimeline.ClockJump
+
+            /// `line N: the receiver's clock went back …`.
+            public var description: String { "line \(line): \(jump)" }
+        }
+
+        /// The fixes, one per cycle.
+        public var track: LocationTrack
+        /// The decoder's counts: sentences used, lines rejected, epochs.
+        public var statistics: NMEADecoder.Statistics
+        /// Epochs left out: those with no time at all.
+        public var skipped: Int
+        /// Where the receiver's clock went back; those epochs are kept (``NMEA/EpochTimeline``).
+        public var clockJumps: [ClockJump]
+    }
+
+    /// Decodes an NMEA log into fixes, one per cycle, placed on an ``NMEA/EpochTimeline``: by UTC time, or by time of
+    /// day when the log has no date. Epochs with no time at all are left out and counted; epochs where the
+    /// receiver's clock goes back are kept, and each jump is reported with its line.
     ///
     /// Fixes from before the receiver knew the date (time of day only) are kept, and once a later epoch gives the
     /// date, they are given UTC times too: the time of day on the days the timeline places them (`docs/gps.md`).
-    public static func importNMEA(_ text: String, channel: String = "gps") -> (LocationTrack, NMEADecoder.Statistics, skipped: Int) {
+    public static func importNMEA(_ text: String, channel: String = "gps") -> NMEAImport {
         var decoder = NMEADecoder()
         var timeline = EpochTimeline()
         var fixes: [LocationFix] = []
-        for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
-            if let epoch = decoder.decode(line: line), let fix = timeline.fix(for: epoch) { fixes.append(fix) }
+        // The line where each fix's epoch starts, and where the epoch in progress started.
+        var fixLines: [Int] = []
+        var epochStart: Int?
+        func place(_ epoch: NMEAFix?, startingAt line: Int) {
+            guard let epoch, let fix = timeline.fix(for: epoch) else { return }
+            fixes.append(fix)
+            fixLines.append(line)
         }
-        if let epoch = decoder.finish(), let fix = timeline.fix(for: epoch) { fixes.append(fix) }
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() where !line.hasPrefix("#") {
+            let number = index + 1
+            if let epoch = decoder.decode(line: line) {
+                place(epoch, startingAt: epochStart ?? number)
+                epochStart = number
+            } else if epochStart == nil, decoder.statistics.decodedCount > 0 {
+                epochStart = number
+            }
+        }
+        place(decoder.finish(), startingAt: epochStart ?? 1)
         // The timeline is UTC minus a fixed offset once the date is known, and was continuous before it.
         if let dated = fixes.first(where: { $0.utcNanoseconds != nil }), let utc = dated.utcNanoseconds {
             let offset = utc - dated.timestamp.nanoseconds
@@ -97,7 +135,9 @@ public struct LocationTrack: Sendable {
                 fixes[index].utcNanoseconds = offset + fixes[index].timestamp.nanoseconds
             }
         }
-        return (LocationTrack(channel: channel, fixes: fixes), decoder.statistics, timeline.skipped)
+        return NMEAImport(
+            track: LocationTrack(channel: channel, fixes: fixes), statistics: decoder.statistics, skipped: timeline.skipped,
+            clockJumps: timeline.clockJumps.map { NMEAImport.ClockJump(line: fixLines[$0.fix], jump: $0) })
     }
 
     /// The track with a UTC time on every fix: those without one get `base` plus their timestamp
