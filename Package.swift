@@ -46,10 +46,10 @@ targets += [
     // The one system-call layer, on swift-system: file descriptors and errno as typed errors, the device thread
     // that keeps blocking I/O off the cooperative pool, line reading with timeouts, TCP and pseudo-terminals.
     .target(
-        name: "SystemSupport", dependencies: ["HAL", "LibC", "CPseudoTerminal", systemPackage],
+        name: "SystemSupport", dependencies: ["HAL", "LibC", "CSystemCalls", systemPackage],
         path: "Sources/Sensors/SystemSupport"),
-    // posix_openpt needs _XOPEN_SOURCE, which Swift's Glibc module does not expose.
-    .target(name: "CPseudoTerminal", path: "Sources/Sensors/CPseudoTerminal"),
+    // libc calls Swift's Glibc module does not expose: posix_openpt (_XOPEN_SOURCE), posix_spawn's closefrom (_GNU_SOURCE).
+    .target(name: "CSystemCalls", path: "Sources/Sensors/CSystemCalls"),
 
     // IIO motion and single-quantity sensors through libiio, local or through iiod (`iio:`).
     .target(name: "IIO", dependencies: ["HAL", "LibC", "SystemSupport", "CIIO"], path: "Sources/Sensors/IIO"),
@@ -315,7 +315,7 @@ targets += [
 
 /// The C targets, which take no Swift settings.
 let cTargets: Set<String> = [
-    "CPseudoTerminal", "CV4L2", "COpenCV", "CLazyLibrary", "CALSA", "CSndfile", "CEspeakNG", "CEbur128", "CIIO", "CEvdev", "CLibXML2", "HALTestbed",
+    "CSystemCalls", "CV4L2", "COpenCV", "CLazyLibrary", "CALSA", "CSndfile", "CEspeakNG", "CEbur128", "CIIO", "CEvdev", "CLibXML2", "HALTestbed",
 ]
 for target in targets where target.type != .system && target.type != .plugin && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings

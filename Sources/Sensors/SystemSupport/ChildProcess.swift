@@ -1,3 +1,4 @@
+import CSystemCalls
 import LibC
 public import HAL
 
@@ -33,7 +34,8 @@ public final class ChildProcess: Sendable {
     private let ended = Locked<Termination?>(nil)
 
     /// Starts `executable` (a path; it is not looked up on `PATH`) with `arguments` (without `argv[0]`, which is the
-    /// executable's path) and exactly `environment`. Standard input is `/dev/null`.
+    /// executable's path) and exactly `environment`. Standard input is `/dev/null`; no other descriptor of this
+    /// process is inherited.
     public init(executable: String, arguments: [String], environment: [String: String]) throws(DeviceError) {
         var outputPipe: [Int32] = [-1, -1], errorPipe: [Int32] = [-1, -1]
         guard pipe(&outputPipe) == 0 else { throw Self.failure(executable, "pipe", errno) }
@@ -50,6 +52,9 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        // Nothing else of this process's: a descriptor left without close-on-exec (a test harness's socket to a
+        // child it waits for, another pipe) would otherwise live as long as the child and everything it starts.
+        hal_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

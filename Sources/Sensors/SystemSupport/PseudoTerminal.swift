@@ -1,5 +1,5 @@
 import LibC
-import CPseudoTerminal
+import CSystemCalls
 public import HAL
 
 /// A pseudo-terminal whose slave side any program can open as if it were a serial GPS

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CPseudoTerminal.h"
+#include "CSystemCalls.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

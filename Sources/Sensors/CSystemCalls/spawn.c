@@ -1,0 +1,8 @@
+#define _GNU_SOURCE
+#include "CSystemCalls.h"
+
+#include <spawn.h>
+
+int hal_spawn_close_from(void *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
+}
