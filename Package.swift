@@ -148,14 +148,30 @@ targets += [
     // preload (Debian's umockdev); the program's output lines as events.
     .target(
         name: "ProgramDevices",
-        dependencies: ["HAL", "LibC", "TraceFormat", "Replay", "Interchange", "NMEA", "InputEvents", "SystemSupport", "IIO", "Audio", "FrameSources"],
+        dependencies: [
+            "HAL", "LibC", "TraceFormat", "Replay", "Interchange", "NMEA", "InputEvents", "SystemSupport", "IIO", "Audio", "FrameSources",
+            "CVirtualClock",
+        ],
         path: "Sources/Simulator/ProgramDevices"),
+    // The trace's clock for a program under hal exec (--clock trace): the shared region's layout and the scheduler's
+    // primitives (hal_clock.h), which libhal-clock.so, the preload library, uses from the program's side.
+    .target(name: "CVirtualClock", path: "Sources/Simulator/CVirtualClock"),
     // The testbed host hal exec starts: umockdev's testbed (devices, ioctl answers, scripts, evemu events) built
     // with its C API, plus simulated V4L2 cameras answered by an ioctl handler of its own. A C program, so that the
     // testbed's threads live apart from hal and from the program under test.
     .executableTarget(name: "HALTestbed", dependencies: ["CUmockdev"], path: "Sources/Simulator/TestbedHost"),
     // umockdev's C API (Debian's libumockdev-dev), for the testbed host.
     .systemLibrary(name: "CUmockdev", path: "Sources/Simulator/CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
+    // libhal-clock.so, the preload library that puts a program on that clock: its clocks read the virtual time and
+    // its waits (sleeps, poll, select, epoll, timerfd, condition variables, semaphores, blocking reads, …) wait on
+    // it. Plain C with no Swift runtime, built as the `hal-clock` product; never linked into a Swift module. Not
+    // instrumented by a sanitizer build, so that an uninstrumented program can preload it.
+    .target(
+        name: "HALClockPreload", path: "Sources/Simulator/ClockPreload", publicHeadersPath: ".",
+        cSettings: [.headerSearchPath("../CVirtualClock/include"), .unsafeFlags(["-fvisibility=hidden", "-fno-sanitize=all"])],
+        // SwiftPM links every product with swiftc, which adds swiftrt.o, libswiftCore.so and the toolchain's rpath; linking
+        // as Embedded Swift adds none of them, so the library needs libc alone (`readelf -d`).
+        linkerSettings: [.unsafeFlags(["-enable-experimental-feature", "Embedded"])]),
     // Pictures of traces: routes, time series, expression scores and event lanes as SVG (`hal plot`).
     .target(name: "Plotting", dependencies: ["HAL", "LibC", "TraceFormat"], path: "Sources/Simulator/Plotting"),
 ]
@@ -289,7 +305,9 @@ targets += [
     // libiio's tools, gpspipe, aplay, v4l2-ctl) run under the command.
     .testTarget(
         name: "ProgramDevicesTests",
-        dependencies: ["hal", "HALTestbed", "HAL", "LibC", "InputEvents", "ProgramDevices", "ProgramSession", "TraceFormat", "Audio", "TestSupport"]),
+        dependencies: [
+            "hal", "HALTestbed", "HAL", "LibC", "InputEvents", "ProgramDevices", "ProgramSession", "TraceFormat", "Audio", "TestSupport", "CVirtualClock", "SystemSupport",
+        ]),
     .testTarget(
         name: "MotionTests", dependencies: ["HAL", "HALTestDoubles", "Motion", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"]),
     .testTarget(
@@ -316,6 +334,7 @@ targets += [
 /// The C targets, which take no Swift settings.
 let cTargets: Set<String> = [
     "CSystemCalls", "CV4L2", "COpenCV", "CLazyLibrary", "CALSA", "CSndfile", "CEspeakNG", "CEbur128", "CIIO", "CEvdev", "CLibXML2", "HALTestbed",
+    "CVirtualClock", "HALClockPreload",
 ]
 for target in targets where target.type != .system && target.type != .plugin && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
@@ -357,6 +376,8 @@ let package = Package(
         .library(name: "HALCommandLine", targets: ["HALCommandLine"]),
         .executable(name: "hal", targets: ["hal"]),
         .executable(name: "hal-testbed", targets: ["HALTestbed"]),
+        // The preload library of hal exec --clock trace: .build/<configuration>/libhal-clock.so.
+        .library(name: "hal-clock", type: .dynamic, targets: ["HALClockPreload"]),
         // The parsers' fuzz entry points, for `scripts/fuzz` (built with -sanitize=fuzzer there).
         .library(name: "FuzzEntries", type: .dynamic, targets: ["FuzzEntries"]),
     ],

@@ -1,3 +1,4 @@
+import SystemSupport
 import HAL
 import TraceFormat
 import InputEvents
@@ -13,6 +14,8 @@ public final class EvdevServedDevice: ServedDevice {
     private let events: [InputEvent]
     private let name: String
     private let node = Locked<(path: String, live: String?)>(("", nil))
+    /// Whether the run writes the events on the trace's clock (from the records, through the live FIFO).
+    private let onTraceClock = Locked(false)
 
     /// A device of `role` carrying `channels`.
     public init(role: InputDeviceEncoding.Role, channels: [ServedChannel]) {
@@ -50,8 +53,9 @@ public final class EvdevServedDevice: ServedDevice {
 
     public func prepare(_ testbed: inout TestbedPlan) throws {
         let live = testbed.isLive(channels)
+        onTraceClock.withLock { $0 = testbed.onTraceClock }
         // A live keys device may send any key, so it says it has them all; a recorded one, the keys it sends.
-        var keys = live ? Set(1...InputCode.Key.max) : []
+        var keys = live && !testbed.onTraceClock ? Set(1...InputCode.Key.max) : []
         for event in events where event.type == InputCode.Event.key { keys.insert(event.code) }
         let device = UmockdevInputDevice(InputDeviceEncoding.description(role, name: name, keys: keys), eventNumber: testbed.nextEventNumber)
         testbed.nextEventNumber += 1
@@ -81,10 +85,18 @@ public final class EvdevServedDevice: ServedDevice {
         // Live: each reading's frame as the kernel's `struct input_event`s, written as it arrives.
         let live = try LiveNode(path: fifo)
         var encoder = InputDeviceEncoding.Encoder()
-        for await record in run.records(of: channels) {
+        // On the trace's clock, a frame has reached the reader's side once the node's terminal holds it.
+        let settled = run.clock == nil ? nil : PendingInput(path: run.testbedRoot + node.withLock { $0.path }).isWaiting
+        // A recorded event is stamped in seconds from the run's zero, as umockdev's scripts stamp them on the
+        // machine's clock; a live one keeps the machine's time.
+        let zero = run.clock == nil ? 0 : run.origin.nanoseconds
+        for await record in run.records(of: channels, settled: settled) {
             let frame = encoder.encode(record.reading)
             var bytes: [UInt8] = []
-            for event in frame { bytes += Self.kernelEvent(event) }
+            for var event in frame {
+                event.timestamp = Timestamp(nanoseconds: event.timestamp.nanoseconds - zero)
+                bytes += Self.kernelEvent(event)
+            }
             live.write(bytes)
             liveEvents.withLock { $0 += frame.count }
         }
@@ -105,7 +117,9 @@ public final class EvdevServedDevice: ServedDevice {
 
     public var delivered: String {
         let (path, live) = node.withLock { $0 }
-        if live != nil { return "\(role.rawValue) \(path): \(liveEvents.withLock { $0 }) events, live" }
+        if live != nil {
+            return "\(role.rawValue) \(path): \(liveEvents.withLock { $0 }) events" + (onTraceClock.withLock { $0 } ? " on the trace's clock" : ", live")
+        }
         return "\(role.rawValue) \(path): \(events.count) events in \(events.filter(\.isFrameEnd).count) frames"
     }
 }

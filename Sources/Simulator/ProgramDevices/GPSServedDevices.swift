@@ -76,8 +76,10 @@ public final class GPSServedDevice: ServedDevice {
             for attempt in 1...5 {
                 port = try Self.freePort()
                 // -N: stay in the foreground; -n: read the receiver before a client asks; -b: never write to it.
+                // On the trace's clock, gpsd shares the program's clock: its timeouts are the trace's.
                 let daemon = try ChildProcess(
-                    executable: gpsd, arguments: ["-N", "-n", "-b", "-S", String(port), terminal.slavePath], environment: ["PATH": "/usr/sbin:/usr/bin:/bin"])
+                    executable: gpsd, arguments: ["-N", "-n", "-b", "-S", String(port), terminal.slavePath],
+                    environment: testbed.clockEnvironment.merging(["PATH": "/usr/sbin:/usr/bin:/bin"]) { $1 })
                 state.withLock { [port] in
                     $0.daemon = daemon
                     $0.port = port
@@ -87,6 +89,7 @@ public final class GPSServedDevice: ServedDevice {
                     break
                 } catch where attempt < 5 && daemon.poll() != nil {}
             }
+            if let daemon = state.withLock({ $0.daemon }), !testbed.clockEnvironment.isEmpty { testbed.clockedProcesses.append(daemon.pid) }
             testbed.environment["HAL_GPSD_PORT"] = String(port)
             testbed.environment["HAL_GPSD"] = "127.0.0.1:\(port)"
         }
@@ -95,7 +98,9 @@ public final class GPSServedDevice: ServedDevice {
     public func feed(_ run: FeedContext) async throws {
         let encoder = NMEAEncoder()
         guard let terminal = state.withLock({ $0.terminal }) else { return }
-        for await record in run.records(of: [channel]) {
+        // On the trace's clock, a fix has reached the reader's side once the terminal's input queue holds it.
+        let settled = run.clock == nil ? nil : PendingInput(path: terminal.slavePath).isWaiting
+        for await record in run.records(of: [channel], settled: settled) {
             guard case .location(let fix) = record.reading, let dated = LocationTrack(channel: "", fixes: [fix]).withUTC().fixes.first else { continue }
             try terminal.write(Array(encoder.sentences(for: dated).joined().utf8))
             state.withLock { $0.written += 1 }

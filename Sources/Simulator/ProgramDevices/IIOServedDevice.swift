@@ -31,6 +31,8 @@ public final class IIOServedDevice: ServedDevice {
     /// The scans: a time and each channel axis's raw value, in `iioChannels` order.
     private let scans: [(time: Timestamp, raw: [Int32])]
     private let state = Locked<(number: Int, folder: String, written: Int, adjusted: Bool, live: String?)>((0, "", 0, false, nil))
+    /// Whether the run writes the readings on the trace's clock (from the records, through the live FIFO).
+    private let onTraceClock = Locked(false)
 
     /// The scale of each raw step in the IIO ABI's unit: s16 covering ±2000 °/s, ±8 g and ±49 G on the IMU, and
     /// thousandths of the unit on an environment sensor.
@@ -159,6 +161,7 @@ public final class IIOServedDevice: ServedDevice {
             let fifo = try testbed.makeFIFO("iio\(number).live")
             testbed.umockdevArguments += ["-l", "/dev/iio:device\(number)=\(fifo)"]
             state.withLock { $0.live = fifo }
+            onTraceClock.withLock { $0 = testbed.onTraceClock }
         } else if isIMU {
             var chunks: [[UInt8]] = []
             var delays: [Int] = []
@@ -200,7 +203,8 @@ public final class IIOServedDevice: ServedDevice {
     }
 
     public func feed(_ run: FeedContext) async throws {
-        if run.live?.carries(channels.map(\.index)) == true { return try await feedLive(run) }
+        // On the trace's clock every reading is written at its time as a live one is.
+        if run.live?.carries(channels.map(\.index)) == true || run.clock != nil { return try await feedLive(run) }
         guard scans.count > 1 else { return }
         let root = run.testbedRoot
         let folder = root + "/sys" + state.withLock { $0.folder }
@@ -223,7 +227,33 @@ public final class IIOServedDevice: ServedDevice {
         let buffer = try state.withLock({ $0.live }).map { try LiveNode(path: $0) }
         let names = axisNames
         var current = [Int32](repeating: 0, count: names.count)
-        for await record in run.records(of: channels) {
+        // On the trace's clock, a scan has reached the reader's side once the buffer's node holds it (a sysfs value is
+        // there as soon as it is renamed into place).
+        let number = state.withLock { $0.number }
+        let settled = run.clock == nil || buffer == nil ? nil : PendingInput(path: root + "/dev/iio:device\(number)").isWaiting
+        if run.clock != nil {
+            // Recorded readings: the scans of the script, each whole at its time (the channels' records of one time
+            // make one scan), so the buffer holds the same bytes on either clock. A record whose scan is written
+            // already delivers nothing, so it has nothing to settle.
+            let wrote = Locked(false)
+            let settledScan = settled.map { pending in { @Sendable in !wrote.withLock { $0 } || pending() } }
+            var next = 0
+            for await record in run.records(of: channels, settled: settledScan) {
+                wrote.withLock { $0 = false }
+                guard next < scans.count, scans[next].time <= record.timestamp else { continue }
+                wrote.withLock { $0 = true }
+                let scan = scans[next]
+                next += 1
+                for (index, name) in names.enumerated() where scan.raw[index] != current[index] {
+                    try Self.replace(folder + "/in_\(name)_raw", with: "\(scan.raw[index])\n", scratch: root)
+                }
+                current = scan.raw
+                buffer?.write(Self.bytes(of: scan))
+                state.withLock { $0.written += 1 }
+            }
+            return
+        }
+        for await record in run.records(of: channels, settled: settled) {
             var next = current
             guard Self.apply(record, channels: iioChannels, to: &next) else { continue }
             for (index, name) in names.enumerated() where next[index] != current[index] {
@@ -249,7 +279,9 @@ public final class IIOServedDevice: ServedDevice {
 
     public var delivered: String {
         let (number, written, adjusted, live) = state.withLock { ($0.number, $0.written, $0.adjusted, $0.live) }
-        if live != nil { return "iio:device\(number): \(written) live readings, in sysfs and the buffer" }
+        if live != nil {
+            return "iio:device\(number): \(written) \(onTraceClock.withLock { $0 } ? "readings on the trace's clock" : "live readings"), in sysfs and the buffer"
+        }
         let buffered = isIMU ? ", \(scans.count) scans in the buffer's script" + (adjusted ? " (the first sample's low byte moved from 0x20 to 0x21)" : "") : ""
         return "iio:device\(number): \(scans.count > 1 ? written + 1 : scans.count) of \(scans.count) values in sysfs\(buffered)"
     }

@@ -37,14 +37,19 @@ public struct ProgramRun: Sendable {
         /// The live devices' readings, for the channels they carry (`hal exec --live`); their records in the inputs are
         /// not used. A live run's times are the machine's monotonic clock, which live readings carry.
         public var live: LiveReadings?
+        /// The program's clock: the trace's (``TraceClock``), or the machine's, fed at `rate`. `nil` chooses: the
+        /// trace's when every input is recorded or scripted, the machine's with live devices or a camera (which
+        /// hal-testbed serves on the machine's clock).
+        public var clock: ProgramClock?
 
-        /// Options for `program`, at real time, stopped when the inputs end, with a 2 s grace period.
+        /// Options for `program`, on the clock the inputs allow, stopped when they end, with a 2 s grace period.
         public init(
             program: [String], rate: Double = 1, end: Double? = nil, grace: Double = 2, environment: [String: String] = [:],
             directory: String? = nil, devices: [String: [String]] = [:], speaker: Bool = true, patterns: OutputPatterns? = nil,
-            live: LiveReadings? = nil
+            live: LiveReadings? = nil, clock: ProgramClock? = nil
         ) {
             self.live = live
+            self.clock = clock
             self.program = program
             self.rate = rate
             self.end = end
@@ -67,6 +72,9 @@ public struct ProgramRun: Sendable {
         case endPassed = "end passed"
         /// The run was interrupted (Ctrl-C), and it was stopped.
         case interrupted
+        /// On the trace's clock, the program computed for the guard's wall seconds without waiting, so its time
+        /// could not move, and it was stopped.
+        case spinning = "spinning without waiting"
     }
 
     /// One line the program wrote.
@@ -91,8 +99,12 @@ public struct ProgramRun: Sendable {
         public var killed: Bool
         /// The trace's first input's time: the run's zero.
         public var start: Timestamp
+        /// When the run ended, in the trace's time.
+        public var ended: Timestamp
         /// Trace seconds the program ran.
-        public var seconds: Double
+        public var seconds: Double { start.duration(to: ended).seconds }
+        /// The clock it ran on.
+        public var clock: ProgramClock
         /// Its output lines, in arrival order.
         public var output: [OutputLine]
         /// The events: from output lines and from the devices, in time order.
@@ -111,7 +123,7 @@ public struct ProgramRun: Sendable {
             case .exited:
                 if case .signaled = termination { return "the program crashed: \(termination)" }
                 return "the program ended: \(termination)"
-            case .inputsEnded, .endPassed, .interrupted:
+            case .inputsEnded, .endPassed, .interrupted, .spinning:
                 let when = printfFormat("%.1f s", seconds)
                 return "\(ending.rawValue) at \(when); the program was stopped with \(killed ? "SIGKILL after the grace period" : "SIGTERM"): \(termination)"
             }
@@ -158,9 +170,17 @@ public struct ProgramRun: Sendable {
         guard let program = ChildProcess.resolve(options.program[0], path: path) else {
             throw ProgramError("program '\(options.program[0])' not found\(options.program[0].contains("/") ? " (or not executable)" : " on PATH")")
         }
-        try PreloadReach.check(program)
         let recordedOrigin = inputs.records.first?.timestamp ?? .zero
         let (devices, unserved) = try types.devices(for: inputs, requested: options.devices)
+        let hasCamera = devices.contains { $0 is V4L2ServedDevice }
+        let onTraceClock = (options.clock ?? (options.live == nil && !hasCamera ? .trace : .wall)) == .trace
+        try PreloadReach.check(program, clock: onTraceClock)
+        if onTraceClock {
+            if options.live != nil { throw ProgramError("live devices run on the machine's clock: use --clock wall with --live") }
+            if let camera = devices.first(where: { $0 is V4L2ServedDevice }) {
+                throw ProgramError("\(camera.summary): a camera is served on the machine's clock only for now; run with --clock wall")
+            }
+        }
         let speaker = options.speaker ? SpeakerCapture() : nil
         let allDevices: [any ServedDevice] = devices + (speaker.map { [$0] } ?? [])
 
@@ -168,6 +188,14 @@ public struct ProgramRun: Sendable {
         defer { scratch.remove() }
         var plan = TestbedPlan(folder: scratch.devices, origin: recordedOrigin, rate: options.rate)
         plan.liveChannels = options.live?.channels ?? []
+        let traceClock = onTraceClock
+            ? try TraceClock(folder: scratch.path, origin: recordedOrigin, library: try TestbedHost.clockLibrary(environment: environment)) : nil
+        if let traceClock {
+            plan.clockEnvironment = traceClock.environment(preloads: nil)
+            // Every channel is written by the run at its time on the trace's clock, as a live one is, rather than by
+            // umockdev's scripts on the machine's clock.
+            plan.liveChannels = Set(inputs.header.channels.indices)
+        }
         var prepared: [any ServedDevice] = []
         defer { for device in prepared { device.finish() } }
         for device in allDevices {
@@ -205,29 +233,42 @@ public struct ProgramRun: Sendable {
             "PATH": path, "HOME": environment["HOME"] ?? "/", "LANG": "C.UTF-8", "TMPDIR": scratch.temporary, "PYTHONUNBUFFERED": "1",
             "LD_PRELOAD": preload, "UMOCKDEV_DIR": root,
         ]
+        if let traceClock { for (key, value) in traceClock.environment(preloads: preload) { childEnvironment[key] = value } }
         for (key, value) in plan.environment { childEnvironment[key] = value }
         for (key, value) in options.environment { childEnvironment[key] = value }
         // env -C starts the program in its directory and replaces itself with it: the child is the program.
         let child = try ChildProcess(
             executable: "/usr/bin/env", arguments: ["-C", options.directory ?? FileManager.default.currentDirectoryPath, program] + options.program.dropFirst(),
             environment: childEnvironment)
-        let context = FeedContext(start: start, origin: origin, rate: options.rate, live: options.live, testbedRoot: root)
-        onReport("started \(options.program.joined(separator: " ")) (pid \(child.pid)) at rate \(options.rate)")
+        let context = FeedContext(start: start, origin: origin, rate: options.rate, live: options.live, clock: traceClock, testbedRoot: root)
+        onReport("started \(options.program.joined(separator: " ")) (pid \(child.pid)) " + (onTraceClock ? "on the trace's clock" : "at rate \(options.rate)"))
 
         let output = Locked<[OutputLine]>([])
         let events = Locked<[AppEvent]>([])
         let readersDone = ReadersDone()
         for (descriptor, stream) in [(child.standardOutput, OutputStreamName.stdout), (child.standardError, .stderr)] {
             let patterns = options.patterns
-            DetachedThread.start(name: "program \(stream.rawValue)") {
-                ChildProcess.readLines(descriptor) { text in
-                    let time = context.traceTime(of: ContinuousClock().now)
-                    let line = OutputLine(time: time, seconds: origin.duration(to: time).seconds, stream: stream, text: text)
-                    output.withLock { $0.append(line) }
-                    if let event = patterns?.event(for: text, stream: stream, at: line.time) { events.withLock { $0.append(event) } }
-                    onOutput(line)
+            let take = { @Sendable (text: String) in
+                let time = context.traceTime(of: ContinuousClock().now)
+                let line = OutputLine(time: time, seconds: origin.duration(to: time).seconds, stream: stream, text: text)
+                output.withLock { $0.append(line) }
+                if let event = patterns?.event(for: text, stream: stream, at: line.time) { events.withLock { $0.append(event) } }
+                onOutput(line)
+            }
+            if let traceClock {
+                // On the trace's clock, a line is stamped with the time it was written at: time does not move while
+                // the pipe holds bytes or a line is being taken.
+                let reader = OutputPipeReader(descriptor: descriptor)
+                traceClock.addIdleCheck(reader.isIdle)
+                DetachedThread.start(name: "program \(stream.rawValue)") {
+                    reader.read(take)
+                    readersDone.finish()
                 }
-                readersDone.finish()
+            } else {
+                DetachedThread.start(name: "program \(stream.rawValue)") {
+                    ChildProcess.readLines(descriptor, take)
+                    readersDone.finish()
+                }
             }
         }
 
@@ -239,7 +280,11 @@ public struct ProgramRun: Sendable {
             exited.withLock { $0 = termination }
             continuation.yield(.exited)
         }
-        stop.onStop { continuation.yield(.interrupted) }
+        let interrupted = Locked(false)
+        stop.onStop {
+            interrupted.withLock { $0 = true }
+            continuation.yield(.interrupted)
+        }
         let feeding = Task {
             await withTaskGroup(of: Void.self) { group in
                 for device in allDevices {
@@ -250,12 +295,36 @@ public struct ProgramRun: Sendable {
                     }
                 }
             }
-            if options.end == nil, !Task.isCancelled { continuation.yield(.inputsEnded) }
+            if traceClock == nil, options.end == nil, !Task.isCancelled { continuation.yield(.inputsEnded) }
         }
+        let endTime = options.end.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded())) }
         let timer = Task {
-            guard let end = options.end else { return }
-            try await context.wait(until: origin + .nanoseconds(Int64(end * 1e9)))
+            guard traceClock == nil, let endTime else { return }
+            try await context.wait(until: endTime)
             continuation.yield(.endPassed)
+        }
+        // On the trace's clock, the scheduler moves time and says how the run ends.
+        let driven = Locked<TraceClock.Outcome?>(nil)
+        // hal-testbed answers the program's ioctls from its own threads: time must not move while it does.
+        let roots = plan.clockedProcesses + [host.pid, child.pid]
+        if let traceClock {
+            // The program's end, seen at once: its process gone or a zombie, before the reaper's wait returns, so that
+            // time never moves past the moment it exited.
+            let pid = child.pid
+            let exitedNow = { @Sendable in
+                exited.withLock { $0 != nil } || interrupted.withLock { $0 } || TraceClock.hasEnded(pid)
+            }
+            DetachedThread.start(name: "trace clock") {
+                let outcome = traceClock.drive(
+                    roots: { roots }, until: endTime, inputsEnd: inputs.end, guardSeconds: options.end ?? 60, stopped: exitedNow)
+                driven.withLock { $0 = outcome }
+                switch outcome {
+                case .inputsEnded: continuation.yield(.inputsEnded)
+                case .endPassed: continuation.yield(.endPassed)
+                case .spinning: continuation.yield(.spinning)
+                case .stopped: break
+                }
+            }
         }
         var first: Ending?
         for await ending in endings {
@@ -267,10 +336,14 @@ public struct ProgramRun: Sendable {
         // A stop for the end or for the inputs' end is reported at that time in the trace, not at the moment the run
         // got to it, which depends on the machine.
         let ended: Timestamp
-        switch ending {
-        case .endPassed: ended = origin + .nanoseconds(Int64(options.end! * 1e9))
-        case .inputsEnded where options.live == nil: ended = inputs.end ?? origin
+        switch (ending, traceClock == nil ? nil : driven.withLock { $0 }) {
+        case (.inputsEnded, .inputsEnded(let time)?), (.endPassed, .endPassed(let time)?), (.spinning, .spinning(let time)?): ended = time
+        case (.endPassed, _): ended = endTime!
+        case (.inputsEnded, _) where options.live == nil: ended = inputs.end ?? origin
         default: ended = context.traceTime(of: clock.now)
+        }
+        if ending == .spinning {
+            onReport("the program ran \(printfFormat("%.0f", options.end ?? 60)) s of wall time without waiting, so the trace's time could not move past \(printfFormat("%.3f", origin.duration(to: ended).seconds)) s; a program that computes without waiting runs with --clock wall")
         }
         feeding.cancel()
         timer.cancel()
@@ -278,8 +351,18 @@ public struct ProgramRun: Sendable {
         func hasExited() -> Bool { exited.withLock { $0 != nil } }
         if ending != .exited {
             child.signalGroup(SIGTERM)
-            let deadline = clock.now + .nanoseconds(Int64(options.grace * 1e9))
-            while !hasExited(), clock.now < deadline { try? await clock.sleep(for: .milliseconds(10)) }
+            // On the trace's clock, the program's own waits while it shuts down go on in the trace's time, and so does
+            // the grace period: it is over when the program waits for nothing due within it. The wall-clock deadline
+            // stays as a guard for a program that spins while it shuts down.
+            let graceOver = Locked(false)
+            if let traceClock {
+                let until = ended + .nanoseconds(Int64((options.grace * 1e9).rounded()))
+                DetachedThread.start(name: "trace clock, stopping") {
+                    if !traceClock.drain(roots: { roots }, until: until, stopped: { exited.withLock { $0 != nil } }) { graceOver.withLock { $0 = true } }
+                }
+            }
+            let deadline = clock.now + .nanoseconds(Int64(options.grace * 1e9) + (traceClock == nil ? 0 : Int64((options.end ?? 60) * 1e9)))
+            while !hasExited(), !graceOver.withLock({ $0 }), clock.now < deadline { try? await clock.sleep(for: .milliseconds(10)) }
             if !hasExited() {
                 killed = true
                 child.signalGroup(SIGKILL)
@@ -295,12 +378,21 @@ public struct ProgramRun: Sendable {
         await feeding.value
         for device in prepared { device.finish() }
         prepared = []
+        var lines = output.withLock { $0 }
         var all = events.withLock { $0 }
+        if traceClock != nil {
+            // Lines of the two streams read at one trace time: stdout's first, each stream's in its order, and the
+            // events made from them in that order.
+            lines = lines.enumerated().sorted { ($0.element.time, $0.element.stream == .stdout ? 0 : 1, $0.offset) < ($1.element.time, $1.element.stream == .stdout ? 0 : 1, $1.offset) }.map(\.element)
+            all = lines.compactMap { options.patterns?.event(for: $0.text, stream: $0.stream, at: $0.time) }
+        }
         for device in allDevices { all += device.events() }
-        all.sort { $0.timestamp < $1.timestamp }
+        // Stable: events at one time keep the order they were made in (stdout's lines before stderr's on the trace's
+        // clock, where the two are read at one time).
+        all = all.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
         let result = Result(
-            termination: termination, ending: ending, killed: killed, start: origin, seconds: origin.duration(to: ended).seconds,
-            output: output.withLock { $0 }, events: all, devices: allDevices.map(\.summary), delivered: allDevices.map(\.delivered), unserved: unserved)
+            termination: termination, ending: ending, killed: killed, start: origin, ended: ended, clock: onTraceClock ? .trace : .wall,
+            output: lines, events: all, devices: allDevices.map(\.summary), delivered: allDevices.map(\.delivered), unserved: unserved)
         onReport(result.summary)
         for line in result.delivered { onReport("delivered: " + line) }
         return result
@@ -341,6 +433,47 @@ public final class ProgramStop: Sendable {
             return state.stopped
         }
         if now { handler() }
+    }
+}
+
+/// Reads a program's output pipe into lines on the trace's clock, and says when it is idle: the pipe is empty and no
+/// line is being taken, so the time a line is stamped with is the time it was written at.
+final class OutputPipeReader: Sendable {
+    private let descriptor: Int32
+    private let busy = Locked(true)
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Whether every byte written so far has been taken.
+    @Sendable func isIdle() -> Bool {
+        guard !busy.withLock({ $0 }) else { return false }
+        var pending: Int32 = 0
+        return ioctl(descriptor, UInt(FIONREAD), &pending) == 0 && pending == 0 && !busy.withLock { $0 }
+    }
+
+    /// Reads lines until the end of the pipe, handing each to `body`, then closes it.
+    func read(_ body: (String) -> Void) {
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            busy.withLock { $0 = false }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, -1) < 0, errno == EINTR { continue }
+            busy.withLock { $0 = true }
+            let count = chunk.withUnsafeMutableBytes { LibC.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            pending += chunk[0..<count]
+            while let newline = pending.firstIndex(of: 10) {
+                var line = Array(pending[..<newline])
+                pending.removeFirst(newline + 1)
+                if line.last == 13 { line.removeLast() }
+                body(String(decoding: line, as: UTF8.self))
+            }
+        }
+        if !pending.isEmpty { body(String(decoding: pending, as: UTF8.self)) }
+        busy.withLock { $0 = false }
+        close(descriptor)
     }
 }
 
@@ -406,6 +539,19 @@ enum TestbedHost {
         if access(folder + "/hal-testbed", X_OK) == 0 { return folder + "/hal-testbed" }
         if let found = ChildProcess.resolve("hal-testbed", path: environment["PATH"] ?? "") { return found }
         throw ProgramError("hal-testbed is not beside \(folder) nor on PATH; build it with `swift build --product hal-testbed`")
+    }
+
+    /// `libhal-clock.so`, which puts a program on the trace's clock: `$HAL_CLOCK_PRELOAD`, else beside this program.
+    static func clockLibrary(environment: [String: String]) throws -> String {
+        if let path = environment["HAL_CLOCK_PRELOAD"] {
+            guard access(path, R_OK) == 0 else { throw ProgramError("HAL_CLOCK_PRELOAD=\(path) is not a readable file") }
+            return path
+        }
+        let folder = runningProgramFolder() ?? "."
+        guard access(folder + "/libhal-clock.so", R_OK) == 0 else {
+            throw ProgramError("libhal-clock.so is not beside \(folder); build it with `swift build --product hal-clock`, or run with --clock wall")
+        }
+        return folder + "/libhal-clock.so"
     }
 
     /// umockdev's preload library: `$HAL_UMOCKDEV_PRELOAD`, else `libumockdev-preload.so.0` from the loader's

@@ -53,6 +53,15 @@ public struct TestbedPlan: Sendable {
 
     /// Whether any of `channels` is fed live.
     public func isLive(_ channels: [ServedChannel]) -> Bool { channels.contains { liveChannels.contains($0.index) } }
+    /// On the trace's clock, what a daemon a device starts (gpsd) needs in its environment to share the program's
+    /// clock; empty on the machine's clock.
+    public var clockEnvironment: [String: String] = [:]
+    /// Whether the run is on the trace's clock: every channel is then written by the run, as a live one is, but from
+    /// its records.
+    public var onTraceClock: Bool { !clockEnvironment.isEmpty }
+    /// The processes devices started that run on the trace's clock (a gpsd): the scheduler waits for them as for the
+    /// program.
+    public var clockedProcesses: [Int32] = []
     /// The next free `/dev/input/eventN` number.
     public var nextEventNumber = 0
     /// The next free `iio:deviceN` number.
@@ -107,23 +116,35 @@ public struct FeedContext: Sendable {
     public let testbedRoot: String
     /// The live channels' records, when the run has any.
     public let live: LiveReadings?
+    /// The trace's clock, when the program runs on it (`--clock trace`); the machine's clock when `nil`.
+    public let clock: TraceClock?
 
     /// Creates a context.
-    public init(start: ContinuousClock.Instant, origin: Timestamp, rate: Double, live: LiveReadings? = nil, testbedRoot: String) {
+    public init(
+        start: ContinuousClock.Instant, origin: Timestamp, rate: Double, live: LiveReadings? = nil, clock: TraceClock? = nil, testbedRoot: String
+    ) {
         self.start = start
         self.origin = origin
         self.rate = rate
         self.live = live
+        self.clock = clock
         self.testbedRoot = testbedRoot
     }
 
     /// The records of `channels`, from their records (waiting for each one's time) or, for live channels, as they
-    /// arrive.
-    public func records(of channels: [ServedChannel]) -> AsyncStream<TraceRecord> {
-        if let live, live.carries(channels.map(\.index)) { return live.subscribe(channels.map(\.index)) }
+    /// arrive. On the trace's clock, each record is handed over at its time, and the device's asking for the next
+    /// one tells the scheduler that it has delivered this one.
+    ///
+    /// `settled` says that the last record written has reached the program's side (see
+    /// ``TraceClock/participant(key:settled:)``).
+    public func records(of channels: [ServedChannel], settled: (@Sendable () -> Bool)? = nil) -> FeedRecords {
+        if let live, live.carries(channels.map(\.index)) { return FeedRecords(stream: live.subscribe(channels.map(\.index))) }
         let records = channels.flatMap(\.records).sorted { $0.timestamp < $1.timestamp }
+        if let clock {
+            return FeedRecords(records: records, participant: clock.participant(key: channels.map(\.index).min() ?? 0, settled: settled))
+        }
         let context = self
-        return AsyncStream { continuation in
+        return FeedRecords(stream: AsyncStream { continuation in
             let task = Task {
                 for record in records {
                     do { try await context.wait(until: record.timestamp) } catch { break }
@@ -132,7 +153,7 @@ public struct FeedContext: Sendable {
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
-        }
+        })
     }
 
     /// The instant a record of time `timestamp` is due.
@@ -140,8 +161,9 @@ public struct FeedContext: Sendable {
         start + .nanoseconds(Int64(Double(timestamp.nanoseconds - origin.nanoseconds) / rate))
     }
 
-    /// The trace time of `instant`.
+    /// The trace time of `instant`; on the trace's clock, the trace's time now.
     public func traceTime(of instant: ContinuousClock.Instant) -> Timestamp {
+        if let clock { return clock.now }
         let elapsed = start.duration(to: instant)
         let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
         return Timestamp(nanoseconds: origin.nanoseconds + Int64(nanoseconds * rate))
@@ -149,8 +171,73 @@ public struct FeedContext: Sendable {
 
     /// Sleeps until the record of time `timestamp` is due.
     public func wait(until timestamp: Timestamp) async throws {
+        if let clock {
+            let participant = clock.participant(key: Int.max)
+            defer { participant.finish() }
+            return try await participant.wait(until: timestamp)
+        }
         try await ContinuousClock().sleep(until: instant(of: timestamp))
     }
+}
+
+/// A device's records as they fall due: on the machine's clock or from live devices, a stream; on the trace's
+/// clock, each handed over when the scheduler reaches its time.
+public struct FeedRecords: AsyncSequence, Sendable {
+    public typealias Element = TraceRecord
+    public typealias Failure = Never
+
+    private enum Source: Sendable {
+        case stream(AsyncStream<TraceRecord>)
+        case clock([TraceRecord], TraceClock.Participant)
+    }
+
+    private let source: Source
+
+    init(stream: AsyncStream<TraceRecord>) { source = .stream(stream) }
+    init(records: [TraceRecord], participant: TraceClock.Participant) { source = .clock(records, participant) }
+
+    public func makeAsyncIterator() -> Iterator {
+        switch source {
+        case .stream(let stream): Iterator(stream: stream.makeAsyncIterator())
+        case .clock(let records, let participant): Iterator(records: records, done: ParticipantEnd(participant))
+        }
+    }
+
+    /// Hands out the records one at a time.
+    public struct Iterator: AsyncIteratorProtocol {
+        private var stream: AsyncStream<TraceRecord>.Iterator?
+        private var records: [TraceRecord] = []
+        private var index = 0
+        private var done: ParticipantEnd?
+
+        fileprivate init(stream: AsyncStream<TraceRecord>.Iterator) { self.stream = stream }
+        fileprivate init(records: [TraceRecord], done: ParticipantEnd) {
+            self.records = records
+            self.done = done
+        }
+
+        /// The next record, when it is due; `nil` after the last or when the run ends.
+        public mutating func next() async -> TraceRecord? {
+            if stream != nil { return await stream!.next() }
+            guard let done, index < records.count else {
+                done?.participant.finish()
+                return nil
+            }
+            do { try await done.participant.wait(until: records[index].timestamp) } catch {
+                done.participant.finish()
+                return nil
+            }
+            index += 1
+            return records[index - 1]
+        }
+    }
+}
+
+/// Ends a participant when its feed's iterator goes away, however the feed ended.
+private final class ParticipantEnd: Sendable {
+    let participant: TraceClock.Participant
+    init(_ participant: TraceClock.Participant) { self.participant = participant }
+    deinit { participant.finish() }
 }
 
 /// Readings of live devices (`hal exec --live`), handed to the devices that serve them as they are recorded.

@@ -46,6 +46,10 @@ public final class SpeakerCapture: ServedDevice {
         guard file >= 0 else { throw ProgramError("cannot open \(fifo): \(describeErrno(errno))") }
         _ = fcntl(file, 1031 /* F_SETPIPE_SZ */, 4096)
         state.withLock { $0.reading = true }
+        if let clock = run.clock {
+            feedOnTraceClock(clock, run: run, file: file)
+            return
+        }
         DetachedThread.start(name: "speaker capture") { [self] in
             var reader = ClipReader(context: run)
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -65,6 +69,65 @@ public final class SpeakerCapture: ServedDevice {
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
                 reader.add(buffer[0..<count])
+            }
+            close(file)
+            let clips = reader.finish()
+            state.withLock {
+                $0.clips = clips
+                $0.done = true
+            }
+        }
+    }
+
+    /// The capture on the trace's clock: it reads what is written at once, except while what it read has not yet
+    /// played, when it waits for the trace's time to reach the end of it (a program writing more waits in its write);
+    /// the scheduler lets time move only once the FIFO is empty or the capture waits so.
+    private func feedOnTraceClock(_ clock: TraceClock, run: FeedContext, file: Int32) {
+        let busy = Locked(false)
+        let pacing = Locked(false)
+        clock.addIdleCheck {
+            if pacing.withLock({ $0 }) { return true }
+            guard !busy.withLock({ $0 }) else { return false }
+            var pending: Int32 = 0
+            return ioctl(file, UInt(FIONREAD), &pending) == 0 && pending == 0 && !busy.withLock { $0 }
+        }
+        DetachedThread.start(name: "speaker capture") { [self] in
+            var reader = ClipReader(context: run)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var draining = false
+            while true {
+                if !draining, state.withLock({ $0.stopping }) {
+                    draining = true
+                    _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) | O_NONBLOCK)
+                }
+                var participant: TraceClock.Participant?
+                if !draining {
+                    if let until = reader.playedUntilTime(), until > clock.now {
+                        let waiting = clock.participant(key: Int.max - 1)
+                        pacing.withLock { $0 = true }
+                        do { try waiting.waitBlocking(until: until) } catch {
+                            waiting.finish()
+                            pacing.withLock { $0 = false }
+                            draining = true
+                            _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) | O_NONBLOCK)
+                            continue
+                        }
+                        pacing.withLock { $0 = false }
+                        participant = waiting
+                    }
+                    var descriptor = pollfd(fd: file, events: Int16(POLLIN), revents: 0)
+                    if poll(&descriptor, 1, participant == nil ? 50 : 0) <= 0 {
+                        participant?.finish()
+                        continue
+                    }
+                }
+                busy.withLock { $0 = true }
+                let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+                if count > 0 { reader.add(buffer[0..<count]) }
+                busy.withLock { $0 = false }
+                participant?.finish()
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
             }
             close(file)
             let clips = reader.finish()
@@ -129,6 +192,8 @@ struct ClipReader {
     private var started: (time: Timestamp, instant: ContinuousClock.Instant)?
     private var checked = 0
     private var playedUntil = ContinuousClock().now
+    /// On the trace's clock, the trace time at which what was read has played.
+    private var clipsEndTime: Timestamp?
     private var clips: [Clip] = []
 
     init(context: FeedContext) {
@@ -140,6 +205,17 @@ struct ClipReader {
         guard let header, let started, bytes.count > header.dataOffset else { return nil }
         let played = Double(bytes.count - header.dataOffset) / Double(header.bytesPerSecond) / context.rate
         return ContinuousClock().now.duration(to: started.instant + .nanoseconds(Int64(played * 1e9)))
+    }
+
+    /// On the trace's clock, the trace time at which what was read so far has played; `nil` between clips.
+    func playedUntilTime() -> Timestamp? {
+        guard let header, let started, bytes.count > header.dataOffset else { return nil }
+        return started.time + Self.duration(bytes: bytes.count - header.dataOffset, of: header)
+    }
+
+    /// How long `bytes` of samples play.
+    private static func duration(bytes: Int, of header: WAVStream) -> Duration {
+        .nanoseconds(Int64(bytes) * 1_000_000_000 / Int64(header.bytesPerSecond))
     }
 
     /// Takes bytes read from the stream.
@@ -178,6 +254,7 @@ struct ClipReader {
     }
 
     private func begin() -> (time: Timestamp, instant: ContinuousClock.Instant) {
+        if let clock = context.clock { return (max(clock.now, clipsEndTime ?? clock.now), ContinuousClock().now) }
         let instant = max(ContinuousClock().now, playedUntil)
         return (context.traceTime(of: instant), instant)
     }
@@ -185,6 +262,7 @@ struct ClipReader {
     private mutating func finishClip(at end: Int) {
         guard let header, let started, end > header.dataOffset else { return }
         playedUntil = started.instant + .nanoseconds(Int64(Double(end - header.dataOffset) / Double(header.bytesPerSecond) / context.rate * 1e9))
+        clipsEndTime = started.time + Self.duration(bytes: end - header.dataOffset, of: header)
         let audio = header.audio(Array(bytes[header.dataOffset..<end]))
         clips.append(Clip(
             started: started.time, rate: audio.sampleRate, channels: audio.channelCount, frames: audio.samples.count / max(1, audio.channelCount),

@@ -45,7 +45,15 @@ struct Exec: AsyncParsableCommand {
     @Argument(parsing: .postTerminator, help: "The program and its arguments, after --.")
     var program: [String] = []
 
-    @Option(help: "Feed the devices N times faster than real time.")
+    @Option(help: ArgumentHelp(
+        "The program's clock: trace (its clocks read the trace's time, which moves only while it waits) or wall (the machine's; devices fed at --rate). Default: trace, or wall with --live, --rate or a camera.",
+        valueName: "trace|wall"), transform: { text in
+            guard let clock = ProgramClock(rawValue: text) else { throw ValidationError("--clock \(text): expected trace or wall") }
+            return clock
+        })
+    var clock: ProgramClock?
+
+    @Option(help: "Feed the devices N times faster than real time, on the machine's clock (implies --clock wall).")
     var rate: Double?
 
     @Option(help: "Stop the program this many trace seconds after the first input (by default, when the inputs end).")
@@ -81,6 +89,7 @@ struct Exec: AsyncParsableCommand {
         if !liveDevices.isEmpty, record == nil { throw ValidationError("--live needs --record FILE: the live devices are recorded as they are served") }
         if !liveDevices.isEmpty, rate != nil { throw ValidationError("--rate is for inputs from files; live devices come at their own pace") }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate takes a positive number") }
+        if rate != nil, clock == .trace { throw ValidationError("--rate paces the machine's clock: on the trace's clock the program runs as fast as it waits; drop --rate or use --clock wall") }
         if let end, !(end >= 0) { throw ValidationError("--end takes 0 or more seconds") }
         if let grace, !(grace >= 0) { throw ValidationError("--grace takes 0 or more seconds") }
         for pair in devices + environment where !pair.contains("=") { throw ValidationError("'\(pair)': expected name=value") }
@@ -165,7 +174,7 @@ struct Exec: AsyncParsableCommand {
         }, jsonEvents: jsonEvents)
         return ProgramRun.Options(
             program: program, rate: rate ?? 1, end: end, grace: grace ?? 2, environment: variables, devices: requested,
-            speaker: !noSpeaker, patterns: outputPatterns, live: live)
+            speaker: !noSpeaker, patterns: outputPatterns, live: live, clock: clock ?? (rate != nil ? .wall : nil))
     }
 
     /// Opens the live devices, records them into `--record` and serves each reading to the program as it is recorded;
@@ -237,3 +246,4 @@ struct Exec: AsyncParsableCommand {
         return (String(pair[..<index]), String(pair[pair.index(after: index)...]))
     }
 }
+
