@@ -4,7 +4,8 @@ import Testing
 
 /// Program scenarios through `hal test`: the Python campus guide of `Examples/CampusGuidePython` on the shipped
 /// campus walk passes beside an app scenario, with both in the JUnit report; and its verdict flips when the arrival
-/// sound is removed from the program, or when an expectation's window leaves the arrival out.
+/// sound is removed from the program, or when an expectation's window leaves the arrival out. On the trace's clock its
+/// log is the same every run: it has a golden log, and `--verify-determinism` runs it twice and compares.
 @Suite(.serialized) struct ProgramScenarioTests {
     private let example = packageRoot + "/Examples/CampusGuidePython"
 
@@ -20,6 +21,7 @@ import Testing
         #expect(status == 0, "\(output)")
         #expect(output.contains("2 passed, 0 failed, 0 skipped"), "\(output)")
         #expect(output.contains("campus-guide.run.json (program python3)"), "\(output)")
+        #expect(!output.contains("golden: wrote") && !output.contains("differs"), "\(output)")
         let report = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(report.contains("campus-guide.run.json") && report.contains("session.run.json") && report.contains("failures=\"0\""), "\(report)")
         try? FileManager.default.removeItem(atPath: scratch)
@@ -59,8 +61,31 @@ import Testing
         // Each fails for its own reason and for no other.
         let failures = output.split(separator: "\n").filter { $0.contains("FAIL ") && !$0.contains(".run.json") }
         #expect(failures.count == 2, "\(output)")
-        #expect(failures.contains { $0.contains("every place.arrived followed by speaker.started within 30.000 s") }, "\(output)")
+        #expect(failures.contains { $0.contains("every place.arrived followed by speaker.started within 0.500 s") }, "\(output)")
+        // The silent guide's log also differs from the golden log it was copied with; the late one's matches it.
+        #expect(output.components(separatedBy: "the event log differs from").count == 2 && output.contains("-  316.000 speaker.started"), "\(output)")
         #expect(failures.contains { $0.contains("place.arrived{place=clock-tower} between 300.000 s and 360.000 s") }, "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// `--verify-determinism` runs a program scenario on the trace's clock twice: the campus guide gives the same log
+    /// and passes; a program that prints a random number as an event fails, with the two lines in the diff.
+    @Test func determinismIsVerifiedByASecondRun() async throws {
+        let scratch = try makeScratchFolder()
+        var (status, output) = try await test([example, "--verify-determinism"], scratch: scratch)
+        #expect(status == 0 && output.contains("1 passed, 0 failed"), "\(output)")
+        let random = scratch + "/random"
+        try FileManager.default.createDirectory(atPath: random, withIntermediateDirectories: true)
+        try """
+            {"program": ["/usr/bin/python3", "-c", "import os; print('drew', os.urandom(8).hex())"],
+             "inputs": ["\(packageRoot)/traces/ubc/main-mall-tour.walk.json"], "devices": {"gps": ["nmea"]}, "end": 1,
+             "events": [{"pattern": "^drew (?<value>\\\\S+)$", "event": "drew"}], "expect": [{"event": "drew", "count": 1}]}
+            """.write(toFile: random + "/random.run.json", atomically: true, encoding: .utf8)
+        (status, output) = try await test([random, "--update-golden"], scratch: scratch)
+        #expect(status == 0 && output.contains("golden: wrote"), "\(output)")
+        (status, output) = try await test([random, "--verify-determinism"], scratch: scratch)
+        #expect(status != 0 && output.contains("not deterministic: a second run's log differs from the first"), "\(output)")
+        #expect(output.contains("+    0.000 drew value=") && output.contains("-    0.000 drew value="), "\(output)")
         try? FileManager.default.removeItem(atPath: scratch)
     }
 }

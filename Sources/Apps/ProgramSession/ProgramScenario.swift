@@ -31,7 +31,9 @@ public struct ProgramScenarioFile: Sendable, Hashable, Codable {
     public var devices: [String: [String]]?
     /// Variables added to the program's environment.
     public var environment: [String: String]?
-    /// How many trace seconds pass in a second; 1 (real time) when absent.
+    /// The program's clock: `trace` or `wall`; by default the trace's, or the machine's with `rate` or a camera.
+    public var clock: ProgramClock?
+    /// How many trace seconds pass in a second on the machine's clock; 1 (real time) when absent.
     public var rate: Double?
     /// Trace seconds after the first input at which the program is stopped; when the inputs end if absent.
     public var end: Double?
@@ -55,6 +57,9 @@ public struct ProgramScenarioFile: Sendable, Hashable, Codable {
         if program.isEmpty || program[0].isEmpty { throw AppConfigError(field: "program", "give the program and its arguments") }
         if inputs.isEmpty { throw AppConfigError(field: "inputs", "give at least one trace or script") }
         if let rate, !(rate > 0 && rate.isFinite) { throw AppConfigError(field: "rate", "\(rate); expected a positive number") }
+        if rate != nil, clock == .trace {
+            throw AppConfigError(field: "rate", "paces the machine's clock; on the trace's clock (\"clock\": \"trace\") the program runs as fast as it waits")
+        }
         if let end, !(end >= 0 && end.isFinite) { throw AppConfigError(field: "end", "\(end); expected 0 or more seconds") }
         if let grace, !(grace >= 0 && grace.isFinite) { throw AppConfigError(field: "grace", "\(grace); expected 0 or more seconds") }
         for (index, expectation) in (expect ?? []).enumerated() { try expectation.validate(field: "expect[\(index)]") }
@@ -101,7 +106,7 @@ public struct ProgramScenario: Sendable {
         return ProgramRun.Options(
             program: file.program, rate: file.rate ?? 1, end: file.end, grace: file.grace ?? 2, environment: file.environment ?? [:],
             directory: file.directory.map { TracePath.resolve($0, inTraceAt: path) } ?? (folder.isEmpty ? "." : folder),
-            devices: file.devices ?? [:], speaker: file.speaker ?? true, patterns: patterns)
+            devices: file.devices ?? [:], speaker: file.speaker ?? true, patterns: patterns, clock: file.clock ?? (file.rate != nil ? .wall : nil))
     }
 
     /// The inputs merged, with the scenario's faults applied.
@@ -136,8 +141,10 @@ public struct ProgramScenario: Sendable {
             let channels = inputs.header.channels.map(\.id)
             let named = channels.map { id in inputMatchers.contains { $0.matches(name: "input:\(id)") } }
             var index = 0
+            // An input stands before the program's events of its own time: on the trace's clock the program answers
+            // an input at the input's time, so what it did then came after.
             for record in inputs.records where named[record.channel] {
-                while index < events.count, events[index].timestamp <= record.timestamp { index += 1 }
+                while index < events.count, events[index].timestamp < record.timestamp { index += 1 }
                 observed.append((AppEvent(timestamp: record.timestamp, name: "input:\(channels[record.channel])", attributes: record.reading.attributes), record.timestamp, index))
             }
         }
@@ -148,7 +155,7 @@ public struct ProgramScenario: Sendable {
     }
 
     static func endingEvent(_ run: ProgramRun.Result) -> AppEvent {
-        let time = run.start + .nanoseconds(Int64(run.seconds * 1e9))
+        let time = run.ended
         switch (run.ending, run.termination) {
         case (.exited, .exited(let status)): return AppEvent(timestamp: time, name: "program.exited", attributes: ["status": .int(Int64(status))])
         case (.exited, .signaled(let signal)):
@@ -170,7 +177,8 @@ public struct ProgramScenarioRunner: ScenarioFileRunner {
         return (scenario.name, scenario.file.skip)
     }
 
-    public func run(path: String) async throws -> SessionResult {
-        try await ProgramScenario(path: path).run().session
+    public func run(path: String) async throws -> ScenarioFileRun {
+        let (run, session) = try await ProgramScenario(path: path).run()
+        return ScenarioFileRun(session: session, reproducible: run.clock == .trace)
     }
 }

@@ -111,8 +111,9 @@ public struct ScenarioSuite: Sendable {
         return result
     }
 
-    /// Runs a scenario file that `runner` accepts. Its events come from a run in real time, so they are checked by the
-    /// expectations only: not against a golden log, nor for determinism.
+    /// Runs a scenario file that `runner` accepts. When the runner says its run is reproducible, its log is checked
+    /// against the golden log and, with `verifyDeterminism`, against a second run; else (a run in real time) by the
+    /// expectations only.
     private func runOther(_ path: String, runner: any ScenarioFileRunner, result: ScenarioResult, started: ContinuousClock.Instant) async -> ScenarioResult? {
         var result = result
         do {
@@ -123,10 +124,23 @@ public struct ScenarioSuite: Sendable {
                 result.failures = [skip]
                 return result
             }
-            let run = try await runner.run(path: path)
-            result.logTail = Array(run.logLines.suffix(options.logTail))
+            let outcome = try await runner.run(path: path)
+            let run = outcome.session
+            let lines = run.logLines
+            result.logTail = Array(lines.suffix(options.logTail))
             result.expectations = run.expectations.map(\.line)
             result.failures += run.expectations.filter { !$0.passed }.map(\.line)
+            if outcome.reproducible {
+                if options.verifyDeterminism {
+                    let again = try await runner.run(path: path).session.logLines
+                    if again != lines {
+                        result.failures.append(
+                            "not deterministic: a second run's log differs from the first\n"
+                                + LineDiff.unified(old: lines, new: again, oldName: "first run", newName: "second run"))
+                    }
+                }
+                try checkGolden(path: path, lines: lines, result: &result)
+            }
             result.status = result.failures.isEmpty ? .passed : .failed
         } catch {
             if Task.isCancelled { return nil }
@@ -168,7 +182,22 @@ public protocol ScenarioFileRunner: Sendable {
     /// Reads and checks the file: the name reports show (in place of an app's) and why it is skipped, if it is.
     func prepare(path: String) throws -> (name: String, skip: String?)
     /// Runs it, with its expectations checked.
-    func run(path: String) async throws -> SessionResult
+    func run(path: String) async throws -> ScenarioFileRun
+}
+
+/// What a ``ScenarioFileRunner`` reports of one run.
+public struct ScenarioFileRun: Sendable {
+    /// The events and each expectation's result.
+    public var session: SessionResult
+    /// Whether the file gives the same event log on every run (a program on the trace's clock does): the suite then
+    /// checks it against its golden log, and with `verifyDeterminism` against a second run.
+    public var reproducible: Bool
+
+    /// A run's report.
+    public init(session: SessionResult, reproducible: Bool) {
+        self.session = session
+        self.reproducible = reproducible
+    }
 }
 
 /// What one scenario did.
