@@ -88,4 +88,39 @@ import Testing
         #expect(output.contains("+    0.000 drew value=") && output.contains("-    0.000 drew value="), "\(output)")
         try? FileManager.default.removeItem(atPath: scratch)
     }
+
+    /// `hal test --explore` over a program scenario on the trace's clock: each variant's faults are injected into the
+    /// walk the program reads. A space that loses the fix for 400 s from a drawn time fails variant 0 of seed 1 (the
+    /// fix lost from 99 s: two arrivals, not four), passes variant 1, and the printed command fails again the same
+    /// way; `--shrink` says a program scenario's variant is reproduced by that command. A program on the machine's
+    /// clock is refused, with the reason.
+    @Test func exploringAProgramScenarioFindsAFailureThatFailsAgain() async throws {
+        let scratch = try makeScratchFolder()
+        let folder = try copyExample(to: scratch, name: "explored")
+        try #"{"count": [1, 1], "faults": [{"kind": "lostFix", "channel": "gps", "duration": [400, 400]}]}"#
+            .write(toFile: folder + "/lost.explore.json", atomically: true, encoding: .utf8)
+        let scenario = folder + "/campus-guide.run.json"
+        let text = try String(contentsOfFile: scenario, encoding: .utf8)
+        try text.replacingOccurrences(of: #""end": 360,"#, with: #""end": 360, "explore": "lost.explore.json","#)
+            .write(toFile: scenario, atomically: true, encoding: .utf8)
+        var (status, output) = try await test([folder, "--explore", "2", "--seed", "1", "--jobs", "2", "--shrink"], scratch: scratch)
+        #expect(status != 0 && output.contains("explored 2 variants of 1 scenario") && output.contains(": 1 failed"), "\(output)")
+        let failures = [
+            "FAIL place.arrived exactly 4×: found 2, at 0.000 s, 55.000 s",
+            "FAIL place.arrived{place=clock-tower} between 200.000 s and 260.000 s: never happened",
+        ]
+        #expect(failures.allSatisfy(output.contains) && output.contains(#"{"channel":"gps","from":99.147,"kind":"lostFix","to":499.147}"#), "\(output)")
+        let again = "run again: hal test \(scenario) --explore 1 --seed 1 --variant 0"
+        #expect(output.contains(again), "\(output)")
+        #expect(output.contains("could not shrink \(scenario)#variant-0: shrinking covers app scenarios; this variant fails again with: hal test"), "\(output)")
+        (status, output) = try await test([scenario, "--explore", "1", "--seed", "1", "--variant", "0"], scratch: scratch)
+        #expect(status != 0 && failures.allSatisfy(output.contains) && output.contains(": 1 failed"), "\(output)")
+
+        // On the machine's clock: refused.
+        try text.replacingOccurrences(of: #""end": 360,"#, with: #""end": 360, "rate": 10,"#).write(toFile: scenario, atomically: true, encoding: .utf8)
+        (status, output) = try await test([scenario, "--explore", "1"], scratch: scratch)
+        #expect(status != 0 && output.contains("a program on the machine's clock (\"clock\": \"wall\" or a \"rate\") cannot be explored"), "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
 }
+

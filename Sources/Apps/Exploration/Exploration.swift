@@ -29,15 +29,21 @@ public struct Exploration: Sendable {
         public var only: Int?
         /// The speaker and screen each run makes.
         public var outputs: SimulatedOutputs
+        /// Runners of scenario files of other forms (program scenarios): a file one accepts is explored through it.
+        public var runners: [any ScenarioFileRunner]
 
         /// Options: `count` variants of each scenario under `seed`.
-        public init(count: Int, seed: UInt64 = 1, jobs: Int = 1, shard: Shard? = nil, only: Int? = nil, outputs: SimulatedOutputs = .doubles) {
+        public init(
+            count: Int, seed: UInt64 = 1, jobs: Int = 1, shard: Shard? = nil, only: Int? = nil, outputs: SimulatedOutputs = .doubles,
+            runners: [any ScenarioFileRunner] = []
+        ) {
             self.count = count
             self.seed = seed
             self.jobs = max(1, jobs)
             self.shard = shard
             self.only = only
             self.outputs = outputs
+            self.runners = runners
         }
     }
 
@@ -54,10 +60,23 @@ public struct Exploration: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         var explorers: [ScenarioExplorer] = []
+        var fileExplorers: [FileExplorer] = []
         var unexplored: [ScenarioResult] = []
         for path in scenarios {
             var result = ScenarioResult(path: path)
             do {
+                if let runner = options.runners.first(where: { $0.accepts(path: path) }) {
+                    let (name, skip) = try runner.prepare(path: path)
+                    result.app = name
+                    if let skip {
+                        result.status = .skipped
+                        result.failures = [skip]
+                        unexplored.append(result)
+                    } else {
+                        fileExplorers.append(try FileExplorer(path: path, runner: runner))
+                    }
+                    continue
+                }
                 let scenario = try Scenario(path: path)
                 result.app = scenario.file.app
                 if let reason = scenario.file.skip {
@@ -72,16 +91,19 @@ public struct Exploration: Sendable {
                 unexplored.append(result)
             }
         }
+        // Each explorer as what the work needs of it: a variant by its index, and a run of one.
+        let runners: [@Sendable (Int, UInt64) async -> VariantResult] =
+            explorers.map { explorer in { @Sendable in await explorer.run(explorer.variant($0, seed: $1)) } }
+            + fileExplorers.map { explorer in { @Sendable in await explorer.run(explorer.variant($0, seed: $1)) } }
         let indices = options.only.map { [$0] } ?? Array(0..<options.count)
-        var work = explorers.indices.flatMap { explorer in indices.map { (explorer, $0) } }
+        var work = runners.indices.flatMap { explorer in indices.map { (explorer, $0) } }
         if let shard = options.shard { work = shard.select(work) }
         var results: [Int: VariantResult] = [:]
         var progress = SuiteProgress(total: work.count)
         let seed = options.seed
-        let jobs = work, runners = explorers
+        let jobs = work
         await forEachConcurrently(work.count, jobs: options.jobs, { position in
-            let runner = runners[jobs[position].0]
-            return await runner.run(runner.variant(jobs[position].1, seed: seed))
+            await runners[jobs[position].0](jobs[position].1, seed)
         }) { position, result in
             results[position] = result
             var counted = ScenarioResult(path: result.variant.name)
@@ -91,15 +113,17 @@ public struct Exploration: Sendable {
         }
         let finished = work.indices.compactMap { results[$0] }
         return ExplorationReport(
-            explorers: explorers, results: finished, unexplored: unexplored, seconds: started.duration(to: clock.now).seconds,
-            interrupted: finished.count < work.count)
+            explorers: explorers, fileExplorers: fileExplorers, results: finished, unexplored: unexplored,
+            seconds: started.duration(to: clock.now).seconds, interrupted: finished.count < work.count)
     }
 }
 
 /// What an exploration found.
 public struct ExplorationReport: Sendable {
-    /// The scenarios explored, for shrinking what failed.
+    /// The app scenarios explored, for shrinking what failed.
     public let explorers: [ScenarioExplorer]
+    /// The scenario files of other forms explored (program scenarios), which are not shrunk.
+    public let fileExplorers: [FileExplorer]
     /// Every variant that ran, in order: by scenario, then by variant.
     public var results: [VariantResult]
     /// Scenarios that could not be explored, or were skipped.
@@ -137,8 +161,10 @@ public struct ExplorationReport: Sendable {
         await forEachConcurrently(failures.count, jobs: jobs, { index in
             let variant = failures[index].variant
             do {
-                // Every failing variant comes from an explorer of the report; none is a scenario that could not be read.
-                guard let shrinker = shrinkers[index] else { throw ShrinkError("\(variant.name): its scenario could not be read again") }
+                guard let shrinker = shrinkers[index] else {
+                    // A program scenario's variant: its run again is the reproduction.
+                    throw ShrinkError("shrinking covers app scenarios; this variant fails again with: \(variant.command())")
+                }
                 let minimal = try await shrinker.shrink(variant)
                 let files = try minimal.write(into: TracePath.folder(ofTraceAt: variant.scenario), name: variant.minimalName)
                 try await shrinker.verify(minimal, files: files)
@@ -158,6 +184,7 @@ public struct ExplorationReport: Sendable {
         for result in results {
             var item = ScenarioResult(path: result.variant.name)
             item.app = explorers.first { $0.scenario.path == result.variant.scenario }?.scenario.file.app
+                ?? fileExplorers.first { $0.path == result.variant.scenario }?.file.name
             item.seconds = result.seconds
             item.status = result.error != nil ? .error : result.failed ? .failed : .passed
             if result.failed {

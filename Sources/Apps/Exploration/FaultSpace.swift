@@ -1,6 +1,7 @@
 import HAL
 public import Replay
 public import TraceFormat
+import Synthesis
 
 /// What exploration may vary in a scenario: the faults a variant draws from, how many, and whether the noise of its
 /// scripted inputs is reseeded. A scenario names a space file with `"explore": "NAME.space.json"`; without one, the
@@ -231,5 +232,23 @@ public struct FaultSpace: Sendable, Hashable, Codable {
             if kind.kindDescription.faults.freeze != nil { entries.append(Entry(.stuck, channel: channel, duration: short)) }
             return entries
         }
+    }
+}
+
+extension FaultSpace {
+    /// What an explorer of `inputs` draws from: `given`, else the space file at `spacePath`, else `defaults`; the span
+    /// windows are drawn in (the first input to the last); and whether variants reseed a script's noise. A space
+    /// entry on a channel the inputs lack would draw faults that do nothing: refused as a plan's would be, naming the
+    /// space file's line (its entries sit under `faults` as a plan's do).
+    static func frame(
+        inputs: Trace, inputPaths: [String], spacePath: String?, given: FaultSpace?, defaults: @autoclosure () -> FaultSpace
+    ) throws -> (space: FaultSpace, length: Double, reseeds: Bool) {
+        let space = try given ?? spacePath.map { try FaultSpace.load(path: $0) } ?? defaults()
+        var entries = FaultPlan(seed: 0, faults: space.faults.map { Fault($0.kind, channel: $0.channel) })
+        entries.file = given == nil ? spacePath : nil
+        try entries.check(against: inputs.header)
+        let times = inputs.records.map(\.timestamp)
+        let length = times.min().flatMap { first in times.max().map { first.duration(to: $0).seconds } } ?? 0
+        return (space, length, (space.reseed ?? true) && inputPaths.contains(where: Trace.isReseedable))
     }
 }

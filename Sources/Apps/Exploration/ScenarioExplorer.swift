@@ -46,34 +46,13 @@ public struct ScenarioExplorer: Sendable {
         logic = try catalog.load(scenario.file.app, config: scenario.configPath)
         inputs = try scenario.loadInputs()
         ownPlan = try scenario.loadFaults()
-        self.space = try space ?? scenario.explorePath.map { try FaultSpace.load(path: $0) } ?? .defaults(for: inputs.header)
-        // A space entry on a channel the inputs lack would draw faults that do nothing: refused as a plan's would be,
-        // naming the space file's line (its entries sit under `faults` as a plan's do).
-        var entries = FaultPlan(seed: 0, faults: self.space.faults.map { Fault($0.kind, channel: $0.channel) })
-        entries.file = space == nil ? scenario.explorePath : nil
-        try entries.check(against: inputs.header)
-        let times = inputs.records.map(\.timestamp)
-        if let first = times.min(), let last = times.max() {
-            length = first.duration(to: last).seconds
-        } else {
-            length = 0
-        }
-        reseeds = (self.space.reseed ?? true) && scenario.inputPaths.contains(where: Trace.isReseedable)
+        (self.space, length, reseeds) = try FaultSpace.frame(
+            inputs: inputs, inputPaths: scenario.inputPaths, spacePath: scenario.explorePath, given: space, defaults: .defaults(for: inputs.header))
     }
 
     /// Variant `index` of the run seeded `seed`: the same on every machine, whichever shard runs it.
     public func variant(_ index: Int, seed: UInt64) -> Variant {
-        let own = Self.variantSeed(run: seed, index: index)
-        let drawn = space.draw(seed: own, length: length)
-        return Variant(
-            scenario: scenario.path, index: index, runSeed: seed, seed: own, reseeded: reseeds,
-            plan: FaultPlan(seed: own, faults: (ownPlan?.faults ?? []) + drawn))
-    }
-
-    /// The seed of variant `index` in a run seeded `run`: SplitMix64 of the two, so neighbouring variants share nothing.
-    static func variantSeed(run: UInt64, index: Int) -> UInt64 {
-        var random = SeededRandom(seed: run ^ (UInt64(truncatingIfNeeded: index) &* 0xD1B5_4A32_D192_ED03))
-        return random.next()
+        Variant.draw(index, seed: seed, scenario: scenario.path, space: space, length: length, ownPlan: ownPlan, reseeds: reseeds)
     }
 
     /// The inputs a variant replays: reseeded with its seed when it reseeds.
@@ -140,6 +119,20 @@ public struct Variant: Sendable, Hashable, Codable {
     /// The command that runs this variant again.
     public func command(tool: String = "hal") -> String {
         "\(tool) test \(scenario) --explore \(index + 1) --seed \(runSeed) --variant \(index)"
+    }
+
+    /// Variant `index` of the run seeded `seed` of the scenario at `path`: its own faults plus faults drawn from
+    /// `space` for a run of `length` seconds. The same on every machine, whichever shard runs it.
+    static func draw(_ index: Int, seed: UInt64, scenario path: String, space: FaultSpace, length: Double, ownPlan: FaultPlan?, reseeds: Bool) -> Variant {
+        let own = variantSeed(run: seed, index: index)
+        let drawn = space.draw(seed: own, length: length)
+        return Variant(scenario: path, index: index, runSeed: seed, seed: own, reseeded: reseeds, plan: FaultPlan(seed: own, faults: (ownPlan?.faults ?? []) + drawn))
+    }
+
+    /// The seed of variant `index` in a run seeded `run`: SplitMix64 of the two, so neighbouring variants share nothing.
+    static func variantSeed(run: UInt64, index: Int) -> UInt64 {
+        var random = SeededRandom(seed: run ^ (UInt64(truncatingIfNeeded: index) &* 0xD1B5_4A32_D192_ED03))
+        return random.next()
     }
 }
 

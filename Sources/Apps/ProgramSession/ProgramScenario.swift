@@ -2,7 +2,7 @@ public import AppCore
 import FoundationEssentials
 import HAL
 public import ProgramDevices
-import Replay
+public import Replay
 public import ScenarioSuite
 public import Session
 import Synthesis
@@ -43,6 +43,9 @@ public struct ProgramScenarioFile: Sendable, Hashable, Codable {
     public var speaker: Bool?
     /// A fault plan file injected into the inputs, relative to the scenario.
     public var faults: String?
+    /// The fault space `hal test --explore` draws from, relative to the scenario; the inputs' default space when
+    /// absent.
+    public var explore: String?
     /// Output lines that become events.
     public var events: [OutputPatterns.Pattern]?
     /// Whether JSON object lines with an `event` key become events.
@@ -109,23 +112,31 @@ public struct ProgramScenario: Sendable {
             devices: file.devices ?? [:], speaker: file.speaker ?? true, patterns: patterns, clock: file.clock ?? (file.rate != nil ? .wall : nil))
     }
 
-    /// The inputs merged, with the scenario's faults applied.
-    public func loadInputs() throws -> Trace {
-        var trace = try Trace.merging(file.inputs.map { try Trace.loadInput(path: TracePath.resolve($0, inTraceAt: path)) })
-        if let faults = file.faults {
-            try trace.inject(FaultPlan.load(path: TracePath.resolve(faults, inTraceAt: path)))
-        }
+    /// The input files, resolved against the scenario's folder.
+    public var inputPaths: [String] { file.inputs.map { TracePath.resolve($0, inTraceAt: path) } }
+
+    /// The scenario's own fault plan, if it names one.
+    public func loadFaults() throws -> FaultPlan? {
+        try file.faults.map { try FaultPlan.load(path: TracePath.resolve($0, inTraceAt: path)) }
+    }
+
+    /// The inputs merged (their scripts' noise reseeded with `reseed`), with the scenario's faults applied when
+    /// `faults` is true.
+    public func loadInputs(reseed: UInt64? = nil, faults: Bool = true) throws -> Trace {
+        var trace = try Trace.merging(inputPaths.map { try Trace.loadInput(path: $0, reseed: reseed) })
+        if faults, let plan = try loadFaults() { try trace.inject(plan) }
         return trace
     }
 
     /// Runs the program and checks the expectations against its events, the devices' events and the inputs (as
     /// `input:CHANNEL`), on one timeline. The program's ending is an event too: `program.exited` (with `status`),
     /// `program.crashed` (with `signal`) or `program.stopped` (with `reason`).
+    /// `inputs` replaces the scenario's (with their faults) when given, as exploration's variants do.
     public func run(
-        stop: ProgramStop = ProgramStop(), onOutput: @escaping @Sendable (ProgramRun.OutputLine) -> Void = { _ in },
+        inputs given: Trace? = nil, stop: ProgramStop = ProgramStop(), onOutput: @escaping @Sendable (ProgramRun.OutputLine) -> Void = { _ in },
         onReport: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> (run: ProgramRun.Result, session: SessionResult) {
-        let inputs = try loadInputs()
+        let inputs = try given ?? loadInputs()
         let run: ProgramRun.Result
         do {
             run = try await ProgramRun(inputs: inputs, options: try options()).run(stop: stop, onOutput: onOutput, onReport: onReport)
@@ -180,5 +191,26 @@ public struct ProgramScenarioRunner: ScenarioFileRunner {
     public func run(path: String) async throws -> ScenarioFileRun {
         let (run, session) = try await ProgramScenario(path: path).run()
         return ScenarioFileRun(session: session, reproducible: run.clock == .trace)
+    }
+
+    /// A program scenario on the trace's clock: each variant's inputs, faults injected, replayed into the program. On
+    /// the machine's clock a variant's verdict would depend on the machine's load, so it is refused.
+    public func explorable(path: String) throws -> ExplorableFile {
+        let scenario = try ProgramScenario(path: path)
+        if scenario.file.clock == .wall || scenario.file.rate != nil {
+            throw ScriptError.located(
+                file: path, "a program on the machine's clock (\"clock\": \"wall\" or a \"rate\") cannot be explored: its verdicts depend on the machine's load; run it on the trace's clock")
+        }
+        return ExplorableFile(
+            name: scenario.name, inputs: try scenario.loadInputs(faults: false), inputPaths: scenario.inputPaths, ownPlan: try scenario.loadFaults(),
+            spacePath: scenario.file.explore.map { TracePath.resolve($0, inTraceAt: path) }, expectations: scenario.file.expect ?? [],
+            reseeded: { try scenario.loadInputs(reseed: $0, faults: false) },
+            run: { inputs in
+                let (run, session) = try await scenario.run(inputs: inputs)
+                guard run.clock == .trace else {
+                    throw ScriptError.located(file: path, "a camera puts the program on the machine's clock, where its variants' verdicts depend on the machine's load: it cannot be explored")
+                }
+                return session.expectations
+            })
     }
 }

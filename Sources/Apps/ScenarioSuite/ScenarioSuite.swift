@@ -1,9 +1,10 @@
 import HALTestDoubles
-import AppCore
 import FoundationEssentials
 import HAL
-import Replay
+public import AppCore
+public import Replay
 public import Session
+public import TraceFormat
 
 /// Runs a suite of scenario files through the session library, side by side, and says what each did: what
 /// `hal test` runs, and what a project's own command line runs with its own apps.
@@ -183,6 +184,51 @@ public protocol ScenarioFileRunner: Sendable {
     func prepare(path: String) throws -> (name: String, skip: String?)
     /// Runs it, with its expectations checked.
     func run(path: String) async throws -> ScenarioFileRun
+    /// The file as `hal test --explore` varies it: its inputs, its own faults and how to run it on other inputs.
+    /// Throws, saying why, when the file cannot be explored (the default).
+    func explorable(path: String) throws -> ExplorableFile
+}
+
+extension ScenarioFileRunner {
+    public func explorable(path: String) throws -> ExplorableFile {
+        throw ScriptError.located(file: path, "this kind of scenario cannot be explored")
+    }
+}
+
+/// A scenario file of another form than an app's, as exploration varies it: seeded variants of its inputs, each with
+/// a fault plan injected, run and checked by its expectations.
+public struct ExplorableFile: Sendable {
+    /// What reports name it by, in place of an app.
+    public var name: String
+    /// The inputs, with their own seeds and without the file's faults.
+    public var inputs: Trace
+    /// The input files, to tell whether a variant can reseed a script's noise.
+    public var inputPaths: [String]
+    /// The file's own fault plan, which every variant keeps.
+    public var ownPlan: FaultPlan?
+    /// The fault space file it names, if any.
+    public var spacePath: String?
+    /// Its expectations, in order.
+    public var expectations: [EventExpectation]
+    /// The inputs with their scripts' noise reseeded.
+    public var reseeded: @Sendable (UInt64) throws -> Trace
+    /// Runs it on `inputs` (a variant's, faults injected) and returns each expectation's result, in order.
+    public var run: @Sendable (_ inputs: Trace) async throws -> [EventExpectationResult]
+
+    /// A file as exploration sees it.
+    public init(
+        name: String, inputs: Trace, inputPaths: [String], ownPlan: FaultPlan?, spacePath: String?, expectations: [EventExpectation],
+        reseeded: @escaping @Sendable (UInt64) throws -> Trace, run: @escaping @Sendable (_ inputs: Trace) async throws -> [EventExpectationResult]
+    ) {
+        self.name = name
+        self.inputs = inputs
+        self.inputPaths = inputPaths
+        self.ownPlan = ownPlan
+        self.spacePath = spacePath
+        self.expectations = expectations
+        self.reseeded = reseeded
+        self.run = run
+    }
 }
 
 /// What a ``ScenarioFileRunner`` reports of one run.

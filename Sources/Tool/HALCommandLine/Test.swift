@@ -112,7 +112,8 @@ extension TestCommand {
 
     /// `--explore N`: the variants of every scenario, the shard's part of them, then `--shrink` on each failure.
     func runExploration(_ scenarios: [String], count: Int, part: Shard?, catalog: AppCatalog) async throws {
-        let options = Exploration.Options(count: count, seed: seed, jobs: jobs, shard: part, only: variant, outputs: .devices)
+        let options = Exploration.Options(
+            count: count, seed: seed, jobs: jobs, shard: part, only: variant, outputs: .devices, runners: [ProgramScenarioRunner()])
         let exploration = Exploration(scenarios: scenarios, catalog: catalog, options: options)
         let variants = variant == nil ? count : 1
         printError("\(HALCommandLine.toolName) test: exploring \(counted(variants, "variant")) of \(counted(scenarios.count, "scenario")), seed \(seed)\(part.map { " (shard \($0))" } ?? ""), \(jobs) at a time")
