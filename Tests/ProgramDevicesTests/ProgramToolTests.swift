@@ -176,19 +176,25 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
-    /// The IMU as libiio's own tools see it: `iio_info` lists the device and its channels with their scale, and
-    /// `iio_readdev` reads the buffer's scans, whose values equal the trace's within one step of the scale.
-    @Test func libiioToolsReadTheIMU() async throws {
-        let scratch = try makeScratchFolder()
+    /// An IMU trace of 60 scans at 100 Hz: the gyroscope at (0.5, -0.01 i, 3) rad/s and the accelerometer at
+    /// (0.05 i, 9.80665, -1) m/s² in scan i.
+    private func imuTrace(in scratch: String) throws -> String {
         var records: [TraceRecord] = []
         for index in 0..<60 {
             let at = time(Double(index) * 0.01)
             records.append(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: at, quantity: .angularVelocity, value: Vector3(x: 0.5, y: -0.01 * Double(index), z: 3)))))
             records.append(TraceRecord(channel: 1, reading: .motion(MotionSample(timestamp: at, quantity: .acceleration, value: Vector3(x: 0.05 * Double(index), y: 9.80665, z: -1)))))
         }
-        let trace = try writeTrace(
+        return try writeTrace(
             [TraceChannel(id: "gyro", kind: .gyroscope, source: "test", rate: 100), TraceChannel(id: "accel", kind: .accelerometer, source: "test", rate: 100)],
             records, in: scratch)
+    }
+
+    /// The IMU as libiio's own tools see it: `iio_info` lists the device and its channels with their scale, and
+    /// `iio_readdev` reads the buffer's scans, whose values equal the trace's within one step of the scale.
+    @Test func libiioToolsReadTheIMU() async throws {
+        let scratch = try makeScratchFolder()
+        let trace = try imuTrace(in: scratch)
         let buffer = scratch + "/buffer.bin", info = scratch + "/info.txt"
         let (status, output) = try await exec(
             [trace, "--end", "60", "--", "/bin/sh", "-c", "iio_info > \(info) && iio_readdev -b 20 -s 40 iio:device0 > \(buffer)"], scratch: scratch)
@@ -209,6 +215,40 @@ import TraceFormat
             var nanoseconds: Int64 = 0
             for index in 0..<8 { nanoseconds |= Int64(bytes[scan * 24 + 16 + index]) << (8 * Int64(index)) }
             #expect(nanoseconds == Int64(scan) * 10_000_000)
+        }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// `iio_readdev` with a channel subset, the usual call, on the trace's clock: the buffer holds the enabled
+    /// channels alone, in index order (the accelerometer's three s16, 6 bytes a scan; with the timestamp, padded to 16),
+    /// and the values are the trace's.
+    @Test func iioReaddevReadsTheChannelsItEnabled() async throws {
+        let scratch = try makeScratchFolder()
+        let trace = try imuTrace(in: scratch)
+        let plain = scratch + "/plain.bin", stamped = scratch + "/stamped.bin"
+        let (status, output) = try await exec(
+            [trace, "--end", "60", "--", "/bin/sh", "-c",
+             "iio_readdev -b 8 -s 32 iio:device0 accel_z accel_x accel_y > \(plain) && iio_readdev -b 8 -s 16 iio:device0 accel_x timestamp > \(stamped)"],
+            scratch: scratch)
+        #expect(status == 0, "\(output)")
+        func int16(_ bytes: [UInt8], _ at: Int) -> Double { Double(Int16(bitPattern: UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8)) }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain)))
+        #expect(bytes.count == 32 * 6, "\(output)")
+        // The first scan the buffer holds is the one at the time the program enabled it: the x values tell which.
+        let first = Int((int16(bytes, 0) * 0.002394202 / 0.05).rounded())
+        for scan in 0..<min(32, bytes.count / 6) {
+            let accel = [int16(bytes, scan * 6), int16(bytes, scan * 6 + 2), int16(bytes, scan * 6 + 4)].map { $0 * 0.002394202 }
+            let want = [0.05 * Double(first + scan), 9.80665, -1]
+            for (got, expected) in zip(accel, want) { #expect(abs(got - expected) <= 0.002394202 / 2 + 1e-9, "scan \(scan): \(accel)") }
+        }
+        // accel_x and the timestamp: 2 bytes, 6 of padding, 8 of time.
+        let withTime = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stamped)))
+        #expect(withTime.count == 16 * 16, "\(output)")
+        for scan in 0..<min(16, withTime.count / 16) {
+            var nanoseconds: Int64 = 0
+            for index in 0..<8 { nanoseconds |= Int64(withTime[scan * 16 + 8 + index]) << (8 * Int64(index)) }
+            let index = Int(nanoseconds / 10_000_000)
+            #expect(nanoseconds == Int64(index) * 10_000_000 && abs(int16(withTime, scan * 16) * 0.002394202 - 0.05 * Double(index)) <= 0.002394202 / 2 + 1e-9)
         }
         try? FileManager.default.removeItem(atPath: scratch)
     }

@@ -185,12 +185,23 @@ public final class IIOServedDevice: ServedDevice {
     }
 
     /// One scan in the buffer's layout: each axis as little-endian s16, padding to 8 bytes, the s64 timestamp.
-    private static func bytes(of scan: (time: Timestamp, raw: [Int32])) -> [UInt8] {
+    /// A scan as the buffer holds it: the `enabled` channels' values (all when `nil`) as s16, then the timestamp as
+    /// s64 aligned to 8 bytes when it is enabled; the whole padded to its largest element, as the kernel lays it out.
+    private static func bytes(of scan: (time: Timestamp, raw: [Int32]), enabled: [Bool]? = nil, timestamp: Bool = true) -> [UInt8] {
         var bytes: [UInt8] = []
-        for value in scan.raw { bytes += withUnsafeBytes(of: Int16(clamping: value).littleEndian, Array.init) }
-        while bytes.count % 8 != 0 { bytes.append(0) }
-        bytes += withUnsafeBytes(of: scan.time.nanoseconds.littleEndian, Array.init)
+        for (index, value) in scan.raw.enumerated() where enabled?[index] ?? true {
+            bytes += withUnsafeBytes(of: Int16(clamping: value).littleEndian, Array.init)
+        }
+        if timestamp {
+            while bytes.count % 8 != 0 { bytes.append(0) }
+            bytes += withUnsafeBytes(of: scan.time.nanoseconds.littleEndian, Array.init)
+        }
         return bytes
+    }
+
+    /// Whether the sysfs attribute at `path` reads 1 (as a program wrote it: libiio writes "1" and a NUL).
+    private static func flag(_ path: String) -> Bool {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.split(whereSeparator: { $0.isWhitespace || $0 == "\0" }).first == "1"
     }
 
     private var estimatedRate: Double? {
@@ -233,22 +244,30 @@ public final class IIOServedDevice: ServedDevice {
         let settled = run.clock == nil || buffer == nil ? nil : PendingInput(path: root + "/dev/iio:device\(number)").isWaiting
         if run.clock != nil {
             // Recorded readings: the scans of the script, each whole at its time (the channels' records of one time
-            // make one scan), so the buffer holds the same bytes on either clock. A record whose scan is written
-            // already delivers nothing, so it has nothing to settle.
+            // make one scan). As a driver fills its buffer, a scan goes into the buffer only while the program has it
+            // enabled (`buffer/enable`), and holds the channels it enabled (`scan_elements/*_en`), in index order,
+            // each aligned to its size. A record whose scan is written already, or that goes to sysfs alone, has
+            // nothing in the node to settle.
             let wrote = Locked(false)
             let settledScan = settled.map { pending in { @Sendable in !wrote.withLock { $0 } || pending() } }
             var next = 0
             for await record in run.records(of: channels, settled: settledScan) {
                 wrote.withLock { $0 = false }
                 guard next < scans.count, scans[next].time <= record.timestamp else { continue }
-                wrote.withLock { $0 = true }
                 let scan = scans[next]
                 next += 1
                 for (index, name) in names.enumerated() where scan.raw[index] != current[index] {
                     try Self.replace(folder + "/in_\(name)_raw", with: "\(scan.raw[index])\n", scratch: root)
                 }
                 current = scan.raw
-                buffer?.write(Self.bytes(of: scan))
+                if let buffer, Self.flag(folder + "/buffer/enable") {
+                    let enabled = names.map { Self.flag(folder + "/scan_elements/in_\($0)_en") }
+                    let timestamp = Self.flag(folder + "/scan_elements/in_timestamp_en")
+                    // Nothing enabled (a program that only opens the node and reads): every channel, as on the machine's clock.
+                    let all = !enabled.contains(true) && !timestamp
+                    buffer.write(Self.bytes(of: scan, enabled: all ? nil : enabled, timestamp: all || timestamp))
+                    wrote.withLock { $0 = true }
+                }
                 state.withLock { $0.written += 1 }
             }
             return
