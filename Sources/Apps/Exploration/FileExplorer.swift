@@ -39,20 +39,10 @@ public struct FileExplorer: Sendable {
 
     /// Runs a variant: its plan injected into its inputs. Golden logs are not compared: the faults change the log.
     public func run(_ variant: Variant) async -> VariantResult {
-        let clock = ContinuousClock()
-        let started = clock.now
-        var result = VariantResult(variant: variant)
-        do {
+        await VariantResult.timed(variant, expectations: file.expectations) {
             var inputs = variant.reseeded ? try file.reseeded(variant.seed) : file.inputs
             try inputs.inject(variant.plan)
-            for (expectation, outcome) in zip(file.expectations, try await file.run(inputs)) where !outcome.passed {
-                result.failing.append(expectation)
-                result.failingResults.append(outcome)
-            }
-        } catch {
-            result.error = "\(error)"
+            return try await file.run(inputs)
         }
-        result.seconds = started.duration(to: clock.now).seconds
-        return result
     }
 }

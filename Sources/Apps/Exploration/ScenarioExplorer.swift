@@ -62,21 +62,9 @@ public struct ScenarioExplorer: Sendable {
 
     /// Runs a variant and says which expectations failed. Golden logs are not compared: the faults change the log.
     public func run(_ variant: Variant) async -> VariantResult {
-        let clock = ContinuousClock()
-        let started = clock.now
-        var result = VariantResult(variant: variant)
-        do {
-            let run = try await scenario.run(catalog: catalog, logic: logic, inputs: inputs(of: variant), outputs: outputs, faults: variant.plan)
-            let expectations = scenario.file.expect ?? []
-            for (expectation, outcome) in zip(expectations, run.expectations) where !outcome.passed {
-                result.failing.append(expectation)
-                result.failingResults.append(outcome)
-            }
-        } catch {
-            result.error = "\(error)"
+        await VariantResult.timed(variant, expectations: scenario.file.expect ?? []) {
+            try await scenario.run(catalog: catalog, logic: logic, inputs: inputs(of: variant), outputs: outputs, faults: variant.plan).expectations
         }
-        result.seconds = started.duration(to: clock.now).seconds
-        return result
     }
 }
 
@@ -158,4 +146,21 @@ public struct VariantResult: Sendable, Hashable {
 
     /// Whether an expectation failed or the run stopped with an error.
     public var failed: Bool { !failing.isEmpty || error != nil }
+
+    /// What `run` (the expectations' results, in order) did with `variant`, and how long it took.
+    static func timed(_ variant: Variant, expectations: [EventExpectation], _ run: () async throws -> [EventExpectationResult]) async -> VariantResult {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var result = VariantResult(variant: variant)
+        do {
+            for (expectation, outcome) in zip(expectations, try await run()) where !outcome.passed {
+                result.failing.append(expectation)
+                result.failingResults.append(outcome)
+            }
+        } catch {
+            result.error = "\(error)"
+        }
+        result.seconds = started.duration(to: clock.now).seconds
+        return result
+    }
 }
