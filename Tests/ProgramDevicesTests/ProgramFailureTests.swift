@@ -153,7 +153,8 @@ import TraceFormat
         let (scratch, trace) = try prepare()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: halExecutable)
-        process.arguments = ["exec", trace, "--end", "300", "--", "/bin/sh", "-c", "echo pid $$; exec sleep 300"]
+        // On the machine's clock: on the trace's, the program's 300 s sleep would be over at once.
+        process.arguments = ["exec", trace, "--clock", "wall", "--end", "300", "--", "/bin/sh", "-c", "echo pid $$; exec sleep 300"]
         process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch]) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -1,7 +1,7 @@
 import AppCore
 import FoundationEssentials
 import HAL
-public import Replay
+import Replay
 public import ScenarioSuite
 import TraceFormat
 

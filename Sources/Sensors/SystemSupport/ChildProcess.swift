@@ -95,6 +95,16 @@ public final class ChildProcess: Sendable {
         kill(-pid, signal)
     }
 
+    /// Ends the child's group: `SIGTERM`, then `SIGKILL` if the child has not ended within `grace` seconds; returns
+    /// how it ended.
+    @discardableResult public func terminate(grace: Double) -> Termination {
+        signalGroup(SIGTERM)
+        let deadline = MonotonicClock.now + .nanoseconds(Int64(grace * 1e9))
+        while poll() == nil, MonotonicClock.now < deadline { usleep(5_000) }
+        if poll() == nil { signalGroup(SIGKILL) }
+        return wait()
+    }
+
     /// Whether any process of the child's group is still alive (the child itself may have ended).
     public var groupIsAlive: Bool { kill(-pid, 0) == 0 }
 

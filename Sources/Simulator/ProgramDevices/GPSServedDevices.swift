@@ -110,10 +110,11 @@ public final class GPSServedDevice: ServedDevice {
     public func finish() {
         let (terminal, daemon) = state.withLock { ($0.terminal, $0.daemon) }
         if let daemon {
-            daemon.signalGroup(SIGTERM)
+            // Bounded: on the trace's clock nothing moves time once the run is over, and a gpsd that was in a timed
+            // wait when it was told to stop would wait for ever.
             DetachedThread.start(name: "gpsd reader") { ChildProcess.readLines(daemon.standardOutput) { _ in } }
-            ChildProcess.readLines(daemon.standardError) { _ in }
-            _ = daemon.wait()
+            DetachedThread.start(name: "gpsd errors") { ChildProcess.readLines(daemon.standardError) { _ in } }
+            daemon.terminate(grace: 1)
         }
         terminal?.close()
     }

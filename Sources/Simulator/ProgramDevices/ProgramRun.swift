@@ -285,11 +285,14 @@ public struct ProgramRun: Sendable {
             interrupted.withLock { $0 = true }
             continuation.yield(.interrupted)
         }
+        traceClock?.expectFeeds(allDevices.count)
         let feeding = Task {
             await withTaskGroup(of: Void.self) { group in
                 for device in allDevices {
+                    let start = traceClock.map { TraceClock.FeedStart(clock: $0) }
                     group.addTask {
-                        do { try await device.feed(context) } catch is CancellationError {} catch {
+                        defer { start?.fire() }
+                        do { try await TraceClock.FeedStart.$current.withValue(start) { try await device.feed(context) } } catch is CancellationError {} catch {
                             onReport("device: \(device.summary): \(error)")
                         }
                     }
@@ -298,6 +301,9 @@ public struct ProgramRun: Sendable {
             if traceClock == nil, options.end == nil, !Task.isCancelled { continuation.yield(.inputsEnded) }
         }
         let endTime = options.end.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded())) }
+        // On the trace's clock, the wall seconds a program may go without letting time move: the end's (60 without
+        // one), and at least 10, so that a machine too busy to run it for a moment is not taken for a spin.
+        let guardSeconds = max(options.end ?? 60, 10)
         let timer = Task {
             guard traceClock == nil, let endTime else { return }
             try await context.wait(until: endTime)
@@ -316,7 +322,7 @@ public struct ProgramRun: Sendable {
             }
             DetachedThread.start(name: "trace clock") {
                 let outcome = traceClock.drive(
-                    roots: { roots }, until: endTime, inputsEnd: inputs.end, guardSeconds: options.end ?? 60, stopped: exitedNow)
+                    roots: { roots }, until: endTime, inputsEnd: inputs.end, guardSeconds: guardSeconds, stopped: exitedNow)
                 driven.withLock { $0 = outcome }
                 switch outcome {
                 case .inputsEnded: continuation.yield(.inputsEnded)
@@ -343,7 +349,7 @@ public struct ProgramRun: Sendable {
         default: ended = context.traceTime(of: clock.now)
         }
         if ending == .spinning {
-            onReport("the program ran \(printfFormat("%.0f", options.end ?? 60)) s of wall time without waiting, so the trace's time could not move past \(printfFormat("%.3f", origin.duration(to: ended).seconds)) s; a program that computes without waiting runs with --clock wall")
+            onReport("the program ran \(printfFormat("%.0f", guardSeconds)) s of wall time without waiting, so the trace's time could not move past \(printfFormat("%.3f", origin.duration(to: ended).seconds)) s; a program that computes without waiting runs with --clock wall")
         }
         feeding.cancel()
         timer.cancel()
@@ -361,7 +367,7 @@ public struct ProgramRun: Sendable {
                     if !traceClock.drain(roots: { roots }, until: until, stopped: { exited.withLock { $0 != nil } }) { graceOver.withLock { $0 = true } }
                 }
             }
-            let deadline = clock.now + .nanoseconds(Int64(options.grace * 1e9) + (traceClock == nil ? 0 : Int64((options.end ?? 60) * 1e9)))
+            let deadline = clock.now + .nanoseconds(Int64(options.grace * 1e9) + (traceClock == nil ? 0 : Int64(guardSeconds * 1e9)))
             while !hasExited(), !graceOver.withLock({ $0 }), clock.now < deadline { try? await clock.sleep(for: .milliseconds(10)) }
             if !hasExited() {
                 killed = true
@@ -574,9 +580,6 @@ enum TestbedHost {
 
     /// Stops the host with SIGTERM, so that it removes its testbed, and kills it if it has not ended a second later.
     static func stop(_ host: ChildProcess) {
-        host.signalGroup(SIGTERM)
-        for _ in 0..<200 where host.poll() == nil { usleep(5_000) }
-        if host.poll() == nil { host.signalGroup(SIGKILL) }
-        _ = host.wait()
+        host.terminate(grace: 1)
     }
 }

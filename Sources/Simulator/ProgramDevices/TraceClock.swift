@@ -41,6 +41,7 @@ public final class TraceClock: @unchecked Sendable {
     public let library: String
     private let handle: OpaquePointer
     private let state = Locked(State())
+    private let scanning = Locked(())
 
     private struct State {
         var participants: [Int: Participant.Status] = [:]
@@ -49,6 +50,8 @@ public final class TraceClock: @unchecked Sendable {
         var idles: [@Sendable () -> Bool] = []
         var nextID = 0
         var stopped = false
+        /// Device feeds started that have not yet taken their participant (or ended without one).
+        var unstartedFeeds = 0
     }
 
     /// Makes the clock's region in `folder`, at the trace's first record `origin`; `library` is `libhal-clock.so`.
@@ -151,13 +154,41 @@ public final class TraceClock: @unchecked Sendable {
     /// has it): after each delivery the scheduler waits for it, or for the program to react, before it lets the
     /// program look again.
     public func participant(key: Int, settled: (@Sendable () -> Bool)? = nil) -> Participant {
-        state.withLock { state in
+        let participant = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             state.participants[id] = .active
             state.keys[id] = key
             state.settles[id] = settled
             return Participant(clock: self, id: id, key: key)
+        }
+        FeedStart.current?.fire()
+        return participant
+    }
+
+    /// `count` device feeds are about to start: time does not move until each has taken its participant or ended
+    /// (``FeedStart``), so a feed that a busy machine starts late still delivers its first record at its time.
+    public func expectFeeds(_ count: Int) {
+        state.withLock { $0.unstartedFeeds += count }
+    }
+
+    /// One device feed's start, as the scheduler waits for it: run the feed with it as ``current`` (a task-local
+    /// value), and ``fire()`` it when the feed ends; the feed's first participant fires it before.
+    public final class FeedStart: Sendable {
+        /// The start of the feed this task runs.
+        @TaskLocal public static var current: FeedStart?
+        private let clock: TraceClock
+        private let fired = Locked(false)
+
+        /// One of the feeds `clock` expects.
+        public init(clock: TraceClock) {
+            self.clock = clock
+        }
+
+        /// The feed has its participant, or has ended: once only.
+        public func fire() {
+            guard !fired.withLock({ fired in defer { fired = true }; return fired }) else { return }
+            clock.state.withLock { $0.unstartedFeeds = max(0, $0.unstartedFeeds - 1) }
         }
     }
 
@@ -196,6 +227,12 @@ public final class TraceClock: @unchecked Sendable {
             // A program that ended while it was looked at is quiescent (its threads are gone) but over: time must not
             // move past its end.
             if stopped() { return .stopped }
+            // A feed not yet started, or a device between taking its participant and asking for its next record, may
+            // have a record due before anything else: wait for it.
+            if state.withLock({ state in state.unstartedFeeds > 0 || state.participants.values.contains { if case .active = $0 { true } else { false } } }) {
+                usleep(50)
+                continue
+            }
             var deadline: Int64 = 0
             var slot: Int32 = 0
             let program = hal_clock_next_deadline(handle, &deadline, &slot) == 1
@@ -295,7 +332,9 @@ public final class TraceClock: @unchecked Sendable {
     private func isQuiescent(_ pids: [Int32]) -> Bool {
         var threads: Int32 = 0
         var busy: Int32 = 0
-        guard hal_clock_quiescent(handle, pids, Int32(pids.count), &threads, &busy) == 1 else {
+        // One look at a time: the scan keeps its lists in the clock's handle (the run's driver and, while the program
+        // shuts down, its drain may look at once).
+        guard scanning.withLock({ _ in hal_clock_quiescent(handle, pids, Int32(pids.count), &threads, &busy) }) == 1 else {
             lastBusy.withLock { $0 = busy }
             return false
         }
