@@ -14,7 +14,7 @@ import SystemSupport
 /// playback, so the capture does: it reads the samples no faster than they play at the run's rate, and a program's
 /// `aplay` takes as long as the clip (divided by the rate), as on a sound card.
 public final class SpeakerCapture: ServedDevice {
-    private let state = Locked<(fifo: String, clips: [Clip], reading: Bool, stopping: Bool, done: Bool)>(("", [], false, false, false))
+    private let state = Locked<(file: Int32, clips: [Clip], reading: Bool, stopping: Bool, done: Bool)>((-1, [], false, false, false))
 
     /// A speaker not yet prepared.
     public init() {}
@@ -34,18 +34,26 @@ public final class SpeakerCapture: ServedDevice {
                 + "\n# hal exec: the default PCM writes what is played, as WAV, into a FIFO the run reads.\n"
                 + "pcm.!default { type file; slave.pcm \"null\"; file \"\(fifo)\"; format \"wav\" }\n")
         testbed.environment["ALSA_CONFIG_PATH"] = path
-        state.withLock { $0.fifo = fifo }
+        // This end is opened for reading and writing here, before the program starts: so the pipe is one page from
+        // the first byte any program writes (it pauses a writer at one page, which the capture's pacing relies on;
+        // a program started earlier could fill the default 64 KiB at time zero), and a writer closing is no end of
+        // the stream (clips are told apart by their headers).
+        let file = open(fifo, O_RDWR | O_CLOEXEC)
+        guard file >= 0 else { throw ProgramError("cannot open \(fifo): \(describeErrno(errno))") }
+        guard fcntl(file, 1031 /* F_SETPIPE_SZ */, 4096) >= 0 else {
+            let reason = describeErrno(errno)
+            close(file)
+            throw ProgramError("cannot set the size of \(fifo) to one page: \(reason)")
+        }
+        state.withLock { $0.file = file }
     }
 
     public func feed(_ run: FeedContext) async throws {
-        let fifo = state.withLock { $0.fifo }
-        // This end is opened for reading and writing, so it is open before any program opens the device, the pipe's
-        // size (one page) holds for every writer, and a writer closing is no end of the stream: clips are told apart
-        // by their headers.
-        let file = open(fifo, O_RDWR | O_CLOEXEC)
-        guard file >= 0 else { throw ProgramError("cannot open \(fifo): \(describeErrno(errno))") }
-        _ = fcntl(file, 1031 /* F_SETPIPE_SZ */, 4096)
-        state.withLock { $0.reading = true }
+        let file = state.withLock { state -> Int32 in
+            state.reading = state.file >= 0
+            return state.file
+        }
+        guard file >= 0 else { return }
         if let clock = run.clock {
             feedOnTraceClock(clock, run: run, file: file)
             return
@@ -139,11 +147,17 @@ public final class SpeakerCapture: ServedDevice {
     }
 
     public func finish() {
-        let started = state.withLock { state -> Bool in
+        let (started, unread) = state.withLock { state -> (Bool, Int32) in
             state.stopping = true
-            return state.reading
+            // A device prepared but never fed closes its end here, once.
+            let unread = state.reading ? -1 : state.file
+            if !state.reading { state.file = -1 }
+            return (state.reading, unread)
         }
-        guard started else { return }
+        guard started else {
+            if unread >= 0 { close(unread) }
+            return
+        }
         // The reader drains what is left and stops (it reads at most one page more, without blocking, once it sees
         // the stop): wait for that state. A minute is only a net for a reader that never gets the processor back.
         for _ in 0..<60_000 where !state.withLock({ $0.done }) { usleep(1_000) }
