@@ -66,7 +66,7 @@ let catalog = AppCatalog([Wayfinder.self])
         #expect(try #require(late.to) - #require(late.from) <= 1.902, "\(late)")
         #expect(try #require(late.magnitude) <= 1.982, "\(late)")
         print("shrunk \(failure.variant.name) in \(minimal.runs) runs: \(minimal.before) → \(minimal.after); \(faults)")
-        #expect(minimal.scenario.expect?.count == 1)
+        #expect(minimal.parts.expect?.count == 1)
         #expect(minimal.after.seconds < 12 && minimal.after.faults == 2 && minimal.after.channels <= 3)
         #expect(minimal.after.records < minimal.before.records)
         // The minimal case, written and run as a scenario, fails the same expectation.

@@ -92,8 +92,7 @@ import Testing
     /// `hal test --explore` over a program scenario on the trace's clock: each variant's faults are injected into the
     /// walk the program reads. A space that loses the fix for 400 s from a drawn time fails variant 0 of seed 1 (the
     /// fix lost from 99 s: two arrivals, not four), passes variant 1, and the printed command fails again the same
-    /// way; `--shrink` says a program scenario's variant is reproduced by that command. A program on the machine's
-    /// clock is refused, with the reason.
+    /// way. A program on the machine's clock is refused, with the reason.
     @Test func exploringAProgramScenarioFindsAFailureThatFailsAgain() async throws {
         let scratch = try makeScratchFolder()
         let folder = try copyExample(to: scratch, name: "explored")
@@ -103,7 +102,7 @@ import Testing
         let text = try String(contentsOfFile: scenario, encoding: .utf8)
         try text.replacingOccurrences(of: #""end": 360,"#, with: #""end": 360, "explore": "lost.explore.json","#)
             .write(toFile: scenario, atomically: true, encoding: .utf8)
-        var (status, output) = try await test([folder, "--explore", "2", "--seed", "1", "--jobs", "2", "--shrink"], scratch: scratch)
+        var (status, output) = try await test([folder, "--explore", "2", "--seed", "1", "--jobs", "2"], scratch: scratch)
         #expect(status != 0 && output.contains("explored 2 variants of 1 scenario") && output.contains(": 1 failed"), "\(output)")
         let failures = [
             "FAIL place.arrived exactly 4×: found 2, at 0.000 s, 55.000 s",
@@ -112,7 +111,6 @@ import Testing
         #expect(failures.allSatisfy(output.contains) && output.contains(#"{"channel":"gps","from":99.147,"kind":"lostFix","to":499.147}"#), "\(output)")
         let again = "run again: hal test \(scenario) --explore 1 --seed 1 --variant 0"
         #expect(output.contains(again), "\(output)")
-        #expect(output.contains("could not shrink \(scenario)#variant-0: shrinking covers app scenarios; this variant fails again with: hal test"), "\(output)")
         (status, output) = try await test([scenario, "--explore", "1", "--seed", "1", "--variant", "0"], scratch: scratch)
         #expect(status != 0 && failures.allSatisfy(output.contains) && output.contains(": 1 failed"), "\(output)")
 
@@ -122,5 +120,64 @@ import Testing
         #expect(status != 0 && output.contains("a program on the machine's clock (\"clock\": \"wall\" or a \"rate\") cannot be explored"), "\(output)")
         try? FileManager.default.removeItem(atPath: scratch)
     }
-}
 
+    /// `--shrink` over a program scenario: a Python program counts the valid RMC sentences of 21 s of the campus walk,
+    /// and a space that loses the fix for 3 s fails every variant (18 fixes, not 21). Variant 0 of seed 1 shrinks to
+    /// a lost fix of one record (a 1 ms window; the trace stays whole, since fewer records would fail without the
+    /// fault too), written beside the scenario as a program scenario, and its printed `reproduce:` command fails again
+    /// with one fix missing. The case without its fault passes.
+    @Test func aProgramScenariosFailureShrinksAndFailsAgain() async throws {
+        let scratch = try makeScratchFolder()
+        let folder = scratch + "/fixes"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let walk = scratch + "/walk.jsonl"
+        let made = try await runProcess(halExecutable, ["gps", "walk", packageRoot + "/traces/ubc/main-mall-tour.walk.json", "-o", walk], timeout: 60)
+        #expect(made.status == 0, "\(made.output)")
+        // The walk's first 20 s: its header and 21 fixes, one a second.
+        let lines = try String(contentsOfFile: walk, encoding: .utf8).split(separator: "\n")
+        let first = lines.prefix(1) + lines.dropFirst().filter { line in
+            line.contains(#""ch":"gps""#) && (line.split(separator: ",").first.flatMap { Int64($0.dropFirst(5)) } ?? .max) <= 20_000_000_000
+        }
+        #expect(first.count == 22)
+        try (first.joined(separator: "\n") + "\n").write(toFile: folder + "/short.jsonl", atomically: true, encoding: .utf8)
+        try """
+            import os, tty
+            gps = os.open(os.environ["HAL_DEVICE_GPS"], os.O_RDONLY | os.O_NOCTTY)
+            tty.setraw(gps)
+            pending = b""
+            while True:
+                pending += os.read(gps, 4096)
+                while b"\\n" in pending:
+                    line, pending = pending.split(b"\\n", 1)
+                    if b"RMC" in line[:6] and line.split(b",")[2] == b"A":
+                        print("fix", flush=True)
+            """.write(toFile: folder + "/fixes.py", atomically: true, encoding: .utf8)
+        try #"{"count": [1, 1], "faults": [{"kind": "lostFix", "channel": "gps", "duration": [3, 3]}]}"#
+            .write(toFile: folder + "/lost.explore.json", atomically: true, encoding: .utf8)
+        let scenario = folder + "/fixes.run.json"
+        try """
+            {"program": ["/usr/bin/python3", "fixes.py"], "inputs": ["short.jsonl"], "devices": {"gps": ["nmea"]}, "speaker": false,
+             "explore": "lost.explore.json", "events": [{"pattern": "^fix$", "event": "fix"}], "expect": [{"event": "fix", "count": 21}]}
+            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        var (status, output) = try await test([scenario], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        (status, output) = try await test([scenario, "--explore", "1", "--seed", "1", "--shrink"], scratch: scratch)
+        #expect(status != 0 && output.contains("FAIL fix exactly 21×: found 18"), "\(output)")
+        #expect(output.contains("shrunk \(scenario)#variant-0 in ") && output.contains("after:  1 faults, 0 commands, 1 expectations, 1 channels, 21 records, 20.000 s"), "\(output)")
+        let written = folder + "/fixes.min-1-0.run.json"
+        #expect(output.contains("reproduce: hal test \(written)"), "\(output)")
+        // The minimal plan: one lost fix, its window narrowed to one record.
+        let plan = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/fixes.min-1-0.faults.json"))) as? [String: Any]
+        let faults = try #require(plan?["faults"] as? [[String: Any]])
+        #expect(faults.count == 1 && faults.first?["kind"] as? String == "lostFix", "\(faults)")
+        let from = try #require(faults.first?["from"] as? Double), to = try #require(faults.first?["to"] as? Double)
+        #expect(((to - from) * 1000).rounded() == 1, "\(faults)")
+        // The printed command fails again, one fix short; without its fault, the case passes.
+        (status, output) = try await test([written], scratch: scratch)
+        #expect(status != 0 && output.contains("FAIL fix exactly 21×: found 20"), "\(output)")
+        try #"{"faults": [], "seed": 1}"#.write(toFile: folder + "/fixes.min-1-0.faults.json", atomically: true, encoding: .utf8)
+        (status, output) = try await test([written], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+}

@@ -122,7 +122,7 @@ public struct Exploration: Sendable {
 public struct ExplorationReport: Sendable {
     /// The app scenarios explored, for shrinking what failed.
     public let explorers: [ScenarioExplorer]
-    /// The scenario files of other forms explored (program scenarios), which are not shrunk.
+    /// The scenario files of other forms explored (program scenarios).
     public let fileExplorers: [FileExplorer]
     /// Every variant that ran, in order: by scenario, then by variant.
     public var results: [VariantResult]
@@ -150,6 +150,7 @@ public struct ExplorationReport: Sendable {
     /// The shrinker of a variant's scenario.
     public func shrinker(of variant: Variant) -> Shrinker? {
         explorers.first { $0.scenario.path == variant.scenario }.map { Shrinker(explorer: $0) }
+            ?? fileExplorers.first { $0.path == variant.scenario }.map { Shrinker(explorer: $0) }
     }
 
     /// Shrinks every failing variant, `jobs` at a time, and writes each minimal case beside its scenario as
@@ -161,10 +162,7 @@ public struct ExplorationReport: Sendable {
         await forEachConcurrently(failures.count, jobs: jobs, { index in
             let variant = failures[index].variant
             do {
-                guard let shrinker = shrinkers[index] else {
-                    // A program scenario's variant: its run again is the reproduction.
-                    throw ShrinkError("shrinking covers app scenarios; this variant fails again with: \(variant.command())")
-                }
+                guard let shrinker = shrinkers[index] else { throw ShrinkError("\(variant.scenario) was not explored") }
                 let minimal = try await shrinker.shrink(variant)
                 let files = try minimal.write(into: TracePath.folder(ofTraceAt: variant.scenario), name: variant.minimalName)
                 try await shrinker.verify(minimal, files: files)

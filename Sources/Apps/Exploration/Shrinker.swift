@@ -2,6 +2,7 @@ import AppCore
 import FoundationEssentials
 public import HAL
 import Replay
+import ScenarioSuite
 import Session
 import TraceFormat
 
@@ -18,38 +19,43 @@ import TraceFormat
 /// by one), drops channels, narrows each fault's window, magnitude, probability and burst, and cuts the trace to the
 /// shortest time range around the failure. `docs/exploring.md` says how each step decides.
 public struct Shrinker: Sendable {
-    /// The explorer whose variants it shrinks.
-    public let explorer: ScenarioExplorer
+    /// The scenario whose variants it shrinks, as a shrink sees it.
+    let subject: ShrinkSubject
     /// The most runs one shrink may take; it stops with what it has when they run out.
     public var budget: Int
 
-    /// A shrinker of `explorer`'s variants.
+    /// A shrinker of an app scenario's variants.
     public init(explorer: ScenarioExplorer, budget: Int = 5000) {
-        self.explorer = explorer
+        subject = ShrinkSubject(explorer)
+        self.budget = budget
+    }
+
+    /// A shrinker of the variants of a scenario file of another form (a program scenario): each step's case is run
+    /// as the file's runner runs a variant, and the minimal case is written in the file's own form.
+    public init(explorer: FileExplorer, budget: Int = 5000) {
+        subject = ShrinkSubject(explorer)
         self.budget = budget
     }
 
     /// Shrinks a failing variant. Throws ``ShrinkError`` when the variant passes (nothing to shrink) or fails only
     /// with an error (no expectation to keep failing).
     public func shrink(_ variant: Variant) async throws -> ShrunkCase {
-        let first = await explorer.run(variant)
+        let first = await subject.runVariant(variant)
         guard let target = first.failing.first, let failure = first.failingResults.first?.failure else {
             if let error = first.error { throw ShrinkError("\(variant.name) stops with an error, not a failed expectation; nothing to shrink: \(error)") }
             throw ShrinkError("\(variant.name) passes; only a failing variant can be shrunk")
         }
-        let inputs = try explorer.inputs(of: variant)
-        var file = explorer.scenario.file
-        file.explore = nil
-        let original = Case(file: file, plan: variant.plan, inputs: inputs, baseline: explorer.inputs)
-        let search = Search(explorer: explorer, target: target, failure: failure, budget: budget)
+        let inputs = try subject.inputs(variant)
+        let original = Case(parts: subject.parts, plan: variant.plan, inputs: inputs, baseline: subject.baseline)
+        let search = Search(subject: subject, target: target, failure: failure, budget: budget)
         await search.attribute(original)
         var current = original
-        current.file.expect = [target]
-        if !(await search.fails(current)) { current.file.expect = original.file.expect }
+        current.parts.expect = [target]
+        if !(await search.fails(current)) { current.parts.expect = original.parts.expect }
         if variant.reseeded {
             var unseeded = current
-            unseeded.inputs = explorer.inputs
-            unseeded.baseline = explorer.inputs
+            unseeded.inputs = subject.baseline
+            unseeded.baseline = subject.baseline
             if await search.fails(unseeded) { current = unseeded }
         }
         // Every step only removes or narrows, on a millisecond grid, so the rounds end; the cap is a guard.
@@ -65,8 +71,8 @@ public struct Shrinker: Sendable {
         }
         let line = await search.failureLine(current) ?? first.failures[0]
         return ShrunkCase(
-            variant: variant, expectation: target, failure: line, scenario: current.file, plan: current.plan, trace: current.inputs,
-            runs: search.runs + 1, before: Size(original), after: Size(current))
+            variant: variant, expectation: target, failure: line, parts: current.parts, plan: current.plan, trace: current.inputs,
+            runs: search.runs + 1, before: Size(original), after: Size(current), encode: subject.encode)
     }
 }
 
@@ -77,9 +83,8 @@ extension Shrinker {
     public func verify(_ minimal: ShrunkCase, files: ShrunkCase.Files) async throws {
         let outcome: EventExpectationResult?
         do {
-            let scenario = try Scenario(path: files.scenario)
-            let run = try await scenario.run(catalog: explorer.catalog, outputs: explorer.outputs)
-            outcome = zip(scenario.file.expect ?? [], run.expectations).first { $0.0 == minimal.expectation }?.1
+            let (expect, results) = try await subject.rerun(files.scenario)
+            outcome = zip(expect, results).first { $0.0 == minimal.expectation }?.1
         } catch {
             throw ShrinkError("BUG: the shrunk case \(files.scenario) does not run from its own files: \(error)")
         }
@@ -88,6 +93,88 @@ extension Shrinker {
                 "BUG: the shrunk case \(files.scenario) passes when run from its own files, where the shrink saw: \(minimal.failure)"
                     + (outcome.map { "; rerun: \($0.line)" } ?? "; rerun: its expectation is gone"))
         }
+    }
+}
+
+/// A scenario as a shrink sees it, whatever its form: its parts as written, its inputs, how to run a variant and a
+/// changed case, and how to write and rerun a minimal case.
+struct ShrinkSubject: Sendable {
+    /// The scenario file.
+    let path: String
+    /// Its expectations, end and commands as written.
+    let parts: ScenarioParts
+    /// The inputs with their own seeds, without faults.
+    let baseline: Trace
+    /// The inputs a variant replays.
+    let inputs: @Sendable (Variant) throws -> Trace
+    /// Runs a variant as exploration does.
+    let runVariant: @Sendable (Variant) async -> VariantResult
+    /// Runs the scenario with `parts` on `inputs` with `plan` injected: each of `parts`' expectations' results.
+    let run: @Sendable (_ parts: ScenarioParts, _ inputs: Trace, _ plan: FaultPlan) async throws -> [EventExpectationResult]
+    /// The scenario file with `parts`, for a folder, naming its inputs and faults.
+    let encode: @Sendable (_ parts: ScenarioParts, _ folder: String, _ inputs: String, _ faults: String) throws -> [UInt8]
+    /// Runs a written scenario file as `hal test` does: its expectations and their results.
+    let rerun: @Sendable (_ path: String) async throws -> (expect: [EventExpectation], results: [EventExpectationResult])
+
+    /// An app scenario: each case is the scenario with its parts changed, run on the explorer's app.
+    init(_ explorer: ScenarioExplorer) {
+        var file = explorer.scenario.file
+        file.explore = nil
+        let path = explorer.scenario.path
+        self.path = path
+        parts = ScenarioParts(expect: file.expect, end: file.end, commands: file.commands)
+        baseline = explorer.inputs
+        inputs = { try explorer.inputs(of: $0) }
+        runVariant = { await explorer.run($0) }
+        run = { [file] parts, inputs, plan in
+            let scenario = try Scenario(path: path, file: file.with(parts))
+            return try await scenario.run(catalog: explorer.catalog, logic: explorer.logic, inputs: inputs, outputs: explorer.outputs, faults: plan).expectations
+        }
+        encode = { [file] parts, folder, inputs, faults in
+            var written = file.with(parts)
+            written.config = TracePath.relative(TracePath.resolve(file.config, inTraceAt: path), from: folder)
+            written.inputs = [inputs]
+            written.faults = faults
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return Array(try encoder.encode(written) + Data("\n".utf8))
+        }
+        rerun = { path in
+            let scenario = try Scenario(path: path)
+            let run = try await scenario.run(catalog: explorer.catalog, outputs: explorer.outputs)
+            return (scenario.file.expect ?? [], run.expectations)
+        }
+    }
+
+    /// A file of another form: each case is run as its runner runs a variant, its plan injected into its inputs.
+    init(_ explorer: FileExplorer) {
+        let file = explorer.file, runner = explorer.runner
+        path = explorer.path
+        parts = file.parts
+        baseline = file.inputs
+        inputs = { $0.reseeded ? try file.reseeded($0.seed) : file.inputs }
+        runVariant = { await explorer.run($0) }
+        run = { parts, inputs, plan in
+            var inputs = inputs
+            try inputs.inject(plan)
+            return try await file.run(parts, inputs)
+        }
+        encode = file.encode
+        rerun = { path in
+            let written = try runner.explorable(path: path)
+            return (written.parts.expect ?? [], try await runner.run(path: path).session.expectations)
+        }
+    }
+}
+
+extension AppScenario {
+    /// The scenario with `parts` in place of its own.
+    func with(_ parts: ScenarioParts) -> AppScenario {
+        var file = self
+        file.expect = parts.expect
+        file.end = parts.end
+        file.commands = parts.commands
+        return file
     }
 }
 
@@ -118,8 +205,8 @@ public struct Size: Sendable, Hashable, Codable, CustomStringConvertible {
 
     init(_ item: Case) {
         faults = item.plan.faults.count
-        commands = item.file.commands?.count ?? 0
-        expectations = item.file.expect?.count ?? 0
+        commands = item.parts.commands?.count ?? 0
+        expectations = item.parts.expect?.count ?? 0
         channels = Set(item.inputs.records.map(\.channel)).count
         records = item.inputs.records.count
         seconds = item.length
@@ -132,9 +219,9 @@ public struct Size: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 }
 
-/// A scenario, its plan and its inputs: what a shrink step changes.
+/// A scenario's parts, its plan and its inputs: what a shrink step changes.
 struct Case: Sendable, Hashable {
-    var file: AppScenario
+    var parts: ScenarioParts
     var plan: FaultPlan
     var inputs: Trace
     /// The inputs with their own seeds, cut and thinned as ``inputs`` are: what the case runs on without the
@@ -143,7 +230,7 @@ struct Case: Sendable, Hashable {
 
     /// The case without the variant's faults and noise: no faults, the inputs' own seeds.
     var clean: Case {
-        Case(file: file, plan: FaultPlan(seed: plan.seed, faults: []), inputs: baseline, baseline: baseline)
+        Case(parts: parts, plan: FaultPlan(seed: plan.seed, faults: []), inputs: baseline, baseline: baseline)
     }
 
     /// Leaves out the records of both traces that `drop` picks.
@@ -162,15 +249,15 @@ struct Case: Sendable, Hashable {
 
 /// The state of one shrink: the target, and the runs so far.
 final class Search: @unchecked Sendable {
-    let explorer: ScenarioExplorer
+    let subject: ShrinkSubject
     let target: EventExpectation
     /// How the target failed in the variant, and on which events.
     let failure: ExpectationFailure
     let budget: Int
     private(set) var runs = 0
 
-    init(explorer: ScenarioExplorer, target: EventExpectation, failure: ExpectationFailure, budget: Int) {
-        self.explorer = explorer
+    init(subject: ShrinkSubject, target: EventExpectation, failure: ExpectationFailure, budget: Int) {
+        self.subject = subject
         self.target = target
         self.failure = failure
         self.budget = budget
@@ -204,21 +291,29 @@ final class Search: @unchecked Sendable {
     }
 
     /// What became of the target in a run.
-    enum Outcome: Equatable {
+    enum Outcome: Equatable, Sendable {
         case passed
         case failed(EventExpectationResult)
         /// The run could not be made: a scenario or plan the step broke.
         case unrunnable
     }
 
+    /// Outcomes of the cases run so far. A run is deterministic, so a case met again (the clean case of many steps,
+    /// a round that changes nothing) is not run again: for a program scenario a run is a whole program's.
+    private var known: [Case: Outcome] = [:]
+
     /// The target's outcome in a run of `item`.
     private func outcome(of item: Case) async -> Outcome {
+        if let outcome = known[item] { return outcome }
         runs += 1
-        guard let scenario = try? Scenario(path: explorer.scenario.path, file: item.file),
-            let run = try? await scenario.run(
-                catalog: explorer.catalog, logic: explorer.logic, inputs: item.inputs, outputs: explorer.outputs, faults: item.plan)
-        else { return .unrunnable }
-        for (expectation, outcome) in zip(item.file.expect ?? [], run.expectations) where expectation == target {
+        let outcome = await run(item)
+        known[item] = outcome
+        return outcome
+    }
+
+    private func run(_ item: Case) async -> Outcome {
+        guard let results = try? await subject.run(item.parts, item.inputs, item.plan) else { return .unrunnable }
+        for (expectation, outcome) in zip(item.parts.expect ?? [], results) where expectation == target {
             return outcome.passed ? .passed : .failed(outcome)
         }
         return .unrunnable
@@ -238,14 +333,14 @@ final class Search: @unchecked Sendable {
     }
 
     func dropCommands(_ item: Case) async -> Case {
-        guard let commands = item.file.commands, !commands.isEmpty else { return item }
+        guard let commands = item.parts.commands, !commands.isEmpty else { return item }
         var result = item
         let kept = await ddmin(commands) { commands in
             var candidate = item
-            candidate.file.commands = commands
+            candidate.parts.commands = commands
             return await self.fails(candidate)
         }
-        result.file.commands = kept.isEmpty ? nil : kept
+        result.parts.commands = kept.isEmpty ? nil : kept
         return result
     }
 
@@ -343,7 +438,7 @@ final class Search: @unchecked Sendable {
         let last = first + .milliseconds(ms)
         result.removeRecords { $0.timestamp > last }
         let seconds = Seconds.milliseconds(ms)
-        if let end = item.file.end, end > seconds { result.file.end = seconds }
+        if let end = item.parts.end, end > seconds { result.parts.end = seconds }
         return result
     }
 
@@ -358,15 +453,15 @@ final class Search: @unchecked Sendable {
         guard let newFirst = result.inputs.records.map(\.timestamp).min() else { return nil }
         let shift = first.seconds(to: newFirst)
         func moved(_ time: Seconds) -> Seconds { time - shift }
-        if let commands = item.file.commands {
+        if let commands = item.parts.commands {
             guard commands.allSatisfy({ $0.at >= shift }) else { return nil }
-            result.file.commands = commands.map { var command = $0; command.at = moved(command.at); return command }
+            result.parts.commands = commands.map { var command = $0; command.at = moved(command.at); return command }
         }
-        if let end = item.file.end {
+        if let end = item.parts.end {
             guard end >= shift else { return nil }
-            result.file.end = moved(end)
+            result.parts.end = moved(end)
         }
-        if let expectations = item.file.expect {
+        if let expectations = item.parts.expect {
             var kept: [EventExpectation] = []
             for var expectation in expectations {
                 if let between = expectation.between, between.count == 2 {
@@ -375,7 +470,7 @@ final class Search: @unchecked Sendable {
                 }
                 kept.append(expectation)
             }
-            result.file.expect = kept
+            result.parts.expect = kept
         }
         var faults: [Fault] = []
         for var fault in item.plan.faults {

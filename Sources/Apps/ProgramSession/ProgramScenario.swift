@@ -1,6 +1,6 @@
 public import AppCore
 import FoundationEssentials
-import HAL
+public import HAL
 public import ProgramDevices
 public import Replay
 public import ScenarioSuite
@@ -36,7 +36,7 @@ public struct ProgramScenarioFile: Sendable, Hashable, Codable {
     /// How many trace seconds pass in a second on the machine's clock; 1 (real time) when absent.
     public var rate: Double?
     /// Trace seconds after the first input at which the program is stopped; when the inputs end if absent.
-    public var end: Double?
+    public var end: Seconds?
     /// Seconds between `SIGTERM` and `SIGKILL` when the program is stopped; 2 when absent.
     public var grace: Double?
     /// Whether the program's ALSA default device is captured; true when absent.
@@ -63,7 +63,7 @@ public struct ProgramScenarioFile: Sendable, Hashable, Codable {
         if rate != nil, clock == .trace {
             throw AppConfigError(field: "rate", "paces the machine's clock; on the trace's clock (\"clock\": \"trace\") the program runs as fast as it waits")
         }
-        if let end, !(end >= 0 && end.isFinite) { throw AppConfigError(field: "end", "\(end); expected 0 or more seconds") }
+        if let end, end < .zero { throw AppConfigError(field: "end", "\(end); expected 0 or more seconds") }
         if let grace, !(grace >= 0 && grace.isFinite) { throw AppConfigError(field: "grace", "\(grace); expected 0 or more seconds") }
         for (index, expectation) in (expect ?? []).enumerated() { try expectation.validate(field: "expect[\(index)]") }
     }
@@ -78,10 +78,25 @@ public struct ProgramScenario: Sendable {
 
     /// Reads and checks a program scenario. Errors name the file, and the line or field.
     public init(path: String) throws {
-        let file: ProgramScenarioFile = try ScriptFile.decode(path: path)
+        try self.init(path: path, file: ScriptFile.decode(path: path))
+    }
+
+    /// A program scenario of `file`, as if read from `path` (its paths resolve from there). Errors name the field.
+    public init(path: String, file: ProgramScenarioFile) throws {
         do { try file.validate() } catch { throw ScriptError.located(file: path, error.description) }
         self.path = path
         self.file = file
+    }
+
+    /// Its expectations and end, which a shrink changes (a program scenario has no scripted commands).
+    public var parts: ScenarioParts { ScenarioParts(expect: file.expect, end: file.end) }
+
+    /// The scenario with `parts` in place of its own expectations and end.
+    public func with(_ parts: ScenarioParts) throws -> ProgramScenario {
+        var changed = file
+        changed.expect = parts.expect
+        changed.end = parts.end
+        return try ProgramScenario(path: path, file: changed)
     }
 
     /// Whether the scenario file at `path` names a program (a top-level `program` key) rather than an app.
@@ -176,6 +191,24 @@ public struct ProgramScenario: Sendable {
     }
 }
 
+extension ProgramScenario {
+    /// The scenario with `parts`, written in `folder`: its inputs the trace file `inputs`, its faults the plan file
+    /// `faults`, no fault space, and its working directory named from the folder when the folder is not its own.
+    func encode(_ parts: ScenarioParts, into folder: String, inputs: String, faults: String) throws -> [UInt8] {
+        var written = try with(parts).file
+        written.inputs = [inputs]
+        written.faults = faults
+        written.explore = nil
+        let own = TracePath.folder(ofTraceAt: path)
+        if written.directory != nil || TracePath.relative(own, from: folder) != "." {
+            written.directory = TracePath.relative(written.directory.map { TracePath.resolve($0, inTraceAt: path) } ?? own, from: folder)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(written) + Data("\n".utf8))
+    }
+}
+
 /// Program scenarios in `hal test`: the suite hands them files whose top level names a `program`.
 public struct ProgramScenarioRunner: ScenarioFileRunner {
     /// A runner.
@@ -203,14 +236,15 @@ public struct ProgramScenarioRunner: ScenarioFileRunner {
         }
         return ExplorableFile(
             name: scenario.name, inputs: try scenario.loadInputs(faults: false), inputPaths: scenario.inputPaths, ownPlan: try scenario.loadFaults(),
-            spacePath: scenario.file.explore.map { TracePath.resolve($0, inTraceAt: path) }, expectations: scenario.file.expect ?? [],
+            spacePath: scenario.file.explore.map { TracePath.resolve($0, inTraceAt: path) }, parts: scenario.parts,
             reseeded: { try scenario.loadInputs(reseed: $0, faults: false) },
-            run: { inputs in
-                let (run, session) = try await scenario.run(inputs: inputs)
+            run: { parts, inputs in
+                let (run, session) = try await scenario.with(parts).run(inputs: inputs)
                 guard run.clock == .trace else {
                     throw ScriptError.located(file: path, "a camera puts the program on the machine's clock, where its variants' verdicts depend on the machine's load: it cannot be explored")
                 }
                 return session.expectations
-            })
+            },
+            encode: { parts, folder, inputs, faults in try scenario.encode(parts, into: folder, inputs: inputs, faults: faults) })
     }
 }

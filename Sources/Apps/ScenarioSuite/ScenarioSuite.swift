@@ -1,6 +1,6 @@
 import HALTestDoubles
 import FoundationEssentials
-import HAL
+public import HAL
 public import AppCore
 public import Replay
 public import Session
@@ -195,8 +195,27 @@ extension ScenarioFileRunner {
     }
 }
 
+/// What exploration's shrinking changes in a scenario of any form: its expectations, where it ends and its scripted
+/// commands. The rest of the file (the app or program, its paths) stays as written.
+public struct ScenarioParts: Sendable, Hashable {
+    /// What must hold.
+    public var expect: [EventExpectation]?
+    /// Seconds after the first input at which the run ends; where the inputs end when absent.
+    public var end: Seconds?
+    /// User commands at times (an app's); `nil` for a form without them.
+    public var commands: [AppScenario.ScriptedCommand]?
+
+    /// The parts of a scenario.
+    public init(expect: [EventExpectation]?, end: Seconds?, commands: [AppScenario.ScriptedCommand]? = nil) {
+        self.expect = expect
+        self.end = end
+        self.commands = commands
+    }
+}
+
 /// A scenario file of another form than an app's, as exploration varies it: seeded variants of its inputs, each with
-/// a fault plan injected, run and checked by its expectations.
+/// a fault plan injected, run and checked by its expectations; and, for shrinking, run with its parts changed and
+/// written again as a file of its form.
 public struct ExplorableFile: Sendable {
     /// What reports name it by, in place of an app.
     public var name: String
@@ -208,26 +227,33 @@ public struct ExplorableFile: Sendable {
     public var ownPlan: FaultPlan?
     /// The fault space file it names, if any.
     public var spacePath: String?
-    /// Its expectations, in order.
-    public var expectations: [EventExpectation]
+    /// Its expectations, end and commands as written.
+    public var parts: ScenarioParts
     /// The inputs with their scripts' noise reseeded.
     public var reseeded: @Sendable (UInt64) throws -> Trace
-    /// Runs it on `inputs` (a variant's, faults injected) and returns each expectation's result, in order.
-    public var run: @Sendable (_ inputs: Trace) async throws -> [EventExpectationResult]
+    /// Runs it with `parts` in place of its own on `inputs` (a variant's, faults injected) and returns each of
+    /// `parts`' expectations' results, in order.
+    public var run: @Sendable (_ parts: ScenarioParts, _ inputs: Trace) async throws -> [EventExpectationResult]
+    /// The file with `parts` in place of its own, its inputs the trace file `inputs` and its faults the plan file
+    /// `faults` (both named relative to `folder`, where it is written), without a fault space: a shrunk case's
+    /// scenario, as bytes.
+    public var encode: @Sendable (_ parts: ScenarioParts, _ folder: String, _ inputs: String, _ faults: String) throws -> [UInt8]
 
     /// A file as exploration sees it.
     public init(
-        name: String, inputs: Trace, inputPaths: [String], ownPlan: FaultPlan?, spacePath: String?, expectations: [EventExpectation],
-        reseeded: @escaping @Sendable (UInt64) throws -> Trace, run: @escaping @Sendable (_ inputs: Trace) async throws -> [EventExpectationResult]
+        name: String, inputs: Trace, inputPaths: [String], ownPlan: FaultPlan?, spacePath: String?, parts: ScenarioParts,
+        reseeded: @escaping @Sendable (UInt64) throws -> Trace, run: @escaping @Sendable (_ parts: ScenarioParts, _ inputs: Trace) async throws -> [EventExpectationResult],
+        encode: @escaping @Sendable (_ parts: ScenarioParts, _ folder: String, _ inputs: String, _ faults: String) throws -> [UInt8]
     ) {
         self.name = name
         self.inputs = inputs
         self.inputPaths = inputPaths
         self.ownPlan = ownPlan
         self.spacePath = spacePath
-        self.expectations = expectations
+        self.parts = parts
         self.reseeded = reseeded
         self.run = run
+        self.encode = encode
     }
 }
 

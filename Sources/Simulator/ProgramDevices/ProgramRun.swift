@@ -21,7 +21,7 @@ public struct ProgramRun: Sendable {
         /// How many trace seconds pass in a second: 1 is real time.
         public var rate: Double
         /// Trace seconds after the first input at which the program is stopped; `nil` stops it when the inputs end.
-        public var end: Double?
+        public var end: Seconds?
         /// Seconds between `SIGTERM` and `SIGKILL` when the program is stopped.
         public var grace: Double
         /// Variables added to the program's environment (after the devices' own).
@@ -44,7 +44,7 @@ public struct ProgramRun: Sendable {
 
         /// Options for `program`, on the clock the inputs allow, stopped when they end, with a 2 s grace period.
         public init(
-            program: [String], rate: Double = 1, end: Double? = nil, grace: Double = 2, environment: [String: String] = [:],
+            program: [String], rate: Double = 1, end: Seconds? = nil, grace: Double = 2, environment: [String: String] = [:],
             directory: String? = nil, devices: [String: [String]] = [:], speaker: Bool = true, patterns: OutputPatterns? = nil,
             live: LiveReadings? = nil, clock: ProgramClock? = nil
         ) {
@@ -300,10 +300,10 @@ public struct ProgramRun: Sendable {
             }
             if traceClock == nil, options.end == nil, !Task.isCancelled { continuation.yield(.inputsEnded) }
         }
-        let endTime = options.end.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded())) }
+        let endTime = options.end.map { origin + .nanoseconds($0.nanoseconds) }
         // On the trace's clock, the wall seconds a program may go without letting time move: the end's (60 without
         // one), and at least 10, so that a machine too busy to run it for a moment is not taken for a spin.
-        let guardSeconds = max(options.end ?? 60, 10)
+        let guardSeconds = max(options.end?.double ?? 60, 10)
         let timer = Task {
             guard traceClock == nil, let endTime else { return }
             try await context.wait(until: endTime)

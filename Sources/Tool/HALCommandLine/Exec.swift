@@ -56,8 +56,16 @@ struct Exec: AsyncParsableCommand {
     @Option(help: "Feed the devices N times faster than real time, on the machine's clock (implies --clock wall).")
     var rate: Double?
 
-    @Option(help: "Stop the program this many trace seconds after the first input (by default, when the inputs end).")
-    var end: Double?
+    @Option(
+        help: "Stop the program this many trace seconds after the first input (by default, when the inputs end).",
+        transform: { text in
+            // Read as a scenario's times are: the decimal text in whole nanoseconds, no Double in between.
+            guard let seconds = Seconds(decimalText: text), seconds >= .zero else {
+                throw ValidationError("expected 0 or more seconds, with at most nine decimal places")
+            }
+            return seconds
+        })
+    var end: Seconds?
 
     @Option(help: "Seconds between SIGTERM and SIGKILL when the program is stopped.")
     var grace: Double?

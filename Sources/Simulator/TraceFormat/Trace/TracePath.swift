@@ -1,3 +1,4 @@
+import FoundationEssentials
 import SystemPackage
 
 /// Rules for file paths inside a trace, such as frame images.
@@ -30,6 +31,19 @@ public enum TracePath {
     /// Resolves a path from a trace against the trace's folder.
     public static func resolve(_ path: String, inTraceAt tracePath: String) -> String {
         path.hasPrefix("/") ? path : folder(ofTraceAt: tracePath) + "/" + path
+    }
+
+    /// `path` as seen from `folder`, for a file written in `folder` that names it: relative (`../config.json`), each
+    /// taken from the working directory when it is relative itself.
+    public static func relative(_ path: String, from folder: String) -> String {
+        func components(_ path: String) -> [String] {
+            URL(fileURLWithPath: path).standardizedFileURL.pathComponents.filter { $0 != "/" }
+        }
+        let target = components(path), base = components(folder)
+        let shared = zip(target, base).prefix { $0 == $1 }.count
+        let up = Array(repeating: "..", count: base.count - shared)
+        let relative = (up + target[shared...]).joined(separator: "/")
+        return relative.isEmpty ? "." : relative
     }
 
     /// The size of the file at `path` in bytes, or nil when it cannot be opened.
