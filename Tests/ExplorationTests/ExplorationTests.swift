@@ -196,6 +196,31 @@ let catalog = AppCatalog([Wayfinder.self])
         for fault in space.draw(seed: 1, length: 1) { #expect(fault.from == 0 && fault.to == 1) }
     }
 
+    /// Windows are drawn in the run: the inputs' 60 s, or the scenario's `end` when that comes first. An end just
+    /// under the inputs' last record shortens the span, one at it or after it leaves the inputs' length, and every
+    /// variant's windows open before the end.
+    @Test func windowsAreDrawnBeforeTheScenariosEnd() throws {
+        let folder = try makeScratchFolder()
+        let path = try wayfinderScenario(in: folder)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        func length(end: String?) throws -> Double {
+            let scenario = end.map { text.replacingOccurrences(of: #""inputs": ["day.jsonl"],"#, with: #""inputs": ["day.jsonl"], "end": \#($0),"#) } ?? text
+            try scenario.write(toFile: path, atomically: true, encoding: .utf8)
+            return try ScenarioExplorer(scenario: Scenario(path: path), catalog: catalog).length
+        }
+        #expect(try length(end: nil) == 60)
+        #expect(try length(end: "61") == 60)
+        #expect(try length(end: "60") == 60)
+        #expect(try length(end: "59.999") == 59.999)
+        #expect(try length(end: "12") == 12)
+        let explorer = try ScenarioExplorer(scenario: Scenario(path: path), catalog: catalog)
+        for index in 0..<100 {
+            for fault in explorer.variant(index, seed: 1).plan.faults where fault.from != nil {
+                #expect(try #require(fault.from) < 12 && #require(fault.to) <= 12.001, "\(fault)")
+            }
+        }
+    }
+
     @Test func badSpacesAreRefusedNamingTheField() throws {
         let folder = try makeScratchFolder()
         for (text, message) in [

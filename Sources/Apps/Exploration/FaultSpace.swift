@@ -237,18 +237,21 @@ public struct FaultSpace: Sendable, Hashable, Codable {
 
 extension FaultSpace {
     /// What an explorer of `inputs` draws from: `given`, else the space file at `spacePath`, else `defaults`; the span
-    /// windows are drawn in (the first input to the last); and whether variants reseed a script's noise. A space
+    /// windows are drawn in (the run: the first input to the last, or to the scenario's `end` when that comes first);
+    /// and whether variants reseed a script's noise. A space
     /// entry on a channel the inputs lack would draw faults that do nothing: refused as a plan's would be, naming the
     /// space file's line (its entries sit under `faults` as a plan's do).
     static func frame(
-        inputs: Trace, inputPaths: [String], spacePath: String?, given: FaultSpace?, defaults: @autoclosure () -> FaultSpace
+        inputs: Trace, inputPaths: [String], end: Seconds?, spacePath: String?, given: FaultSpace?, defaults: @autoclosure () -> FaultSpace
     ) throws -> (space: FaultSpace, length: Double, reseeds: Bool) {
         let space = try given ?? spacePath.map { try FaultSpace.load(path: $0) } ?? defaults()
         var entries = FaultPlan(seed: 0, faults: space.faults.map { Fault($0.kind, channel: $0.channel) })
         entries.file = given == nil ? spacePath : nil
         try entries.check(against: inputs.header)
         let times = inputs.records.map(\.timestamp)
-        let length = times.min().flatMap { first in times.max().map { first.duration(to: $0).seconds } } ?? 0
+        var length = times.min().flatMap { first in times.max().map { first.duration(to: $0).seconds } } ?? 0
+        // A window that opens after the run has ended changes nothing: such variants would pass by construction.
+        if let end { length = min(length, end.double) }
         return (space, length, (space.reseed ?? true) && inputPaths.contains(where: Trace.isReseedable))
     }
 }

@@ -31,7 +31,7 @@ public struct FileExplorer: Sendable {
         file = try runner.explorable(path: path)
         let inputs = file.inputs
         (space, length, reseeds) = try FaultSpace.frame(
-            inputs: inputs, inputPaths: file.inputPaths, spacePath: file.spacePath, given: nil,
+            inputs: inputs, inputPaths: file.inputPaths, end: file.parts.end, spacePath: file.spacePath, given: nil,
             defaults: FaultSpace(faults: FaultSpace.defaults(for: inputs.header).faults.filter { $0.channel != Fault.speakerChannel && $0.channel != Fault.screenChannel }))
     }
 

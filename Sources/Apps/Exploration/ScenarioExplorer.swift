@@ -47,7 +47,7 @@ public struct ScenarioExplorer: Sendable {
         inputs = try scenario.loadInputs()
         ownPlan = try scenario.loadFaults()
         (self.space, length, reseeds) = try FaultSpace.frame(
-            inputs: inputs, inputPaths: scenario.inputPaths, spacePath: scenario.explorePath, given: space, defaults: .defaults(for: inputs.header))
+            inputs: inputs, inputPaths: scenario.inputPaths, end: scenario.file.end, spacePath: scenario.explorePath, given: space, defaults: .defaults(for: inputs.header))
     }
 
     /// Variant `index` of the run seeded `seed`: the same on every machine, whichever shard runs it.
