@@ -54,10 +54,7 @@ public final class SpeakerCapture: ServedDevice {
             return state.file
         }
         guard file >= 0 else { return }
-        if let clock = run.clock {
-            feedOnTraceClock(clock, run: run, file: file)
-            return
-        }
+        let pacing = run.clock.map { Self.traceClockPacing($0, file: file) } ?? Self.wallClockPacing()
         DetachedThread.start(name: "speaker capture") { [self] in
             var reader = ClipReader(context: run)
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -68,60 +65,15 @@ public final class SpeakerCapture: ServedDevice {
                     draining = true
                     _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) | O_NONBLOCK)
                 }
-                if !draining {
-                    if let wait = reader.waitBeforeReading(), wait > .zero { usleep(UInt32(min(50_000, wait.microseconds))) ; continue }
-                    var descriptor = pollfd(fd: file, events: Int16(POLLIN), revents: 0)
-                    if poll(&descriptor, 1, 50) <= 0 { continue }
-                }
-                let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
-                reader.add(buffer[0..<count])
-            }
-            close(file)
-            let clips = reader.finish()
-            state.withLock {
-                $0.clips = clips
-                $0.done = true
-            }
-        }
-    }
-
-    /// The capture on the trace's clock: it reads what is written at once, except while what it read has not yet
-    /// played, when it waits for the trace's time to reach the end of it (a program writing more waits in its write);
-    /// the scheduler lets time move only once the FIFO is empty or the capture waits so.
-    private func feedOnTraceClock(_ clock: TraceClock, run: FeedContext, file: Int32) {
-        let busy = Locked(false)
-        let pacing = Locked(false)
-        clock.addIdleCheck {
-            if pacing.withLock({ $0 }) { return true }
-            guard !busy.withLock({ $0 }) else { return false }
-            var pending: Int32 = 0
-            return ioctl(file, UInt(FIONREAD), &pending) == 0 && pending == 0 && !busy.withLock { $0 }
-        }
-        DetachedThread.start(name: "speaker capture") { [self] in
-            var reader = ClipReader(context: run)
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var draining = false
-            while true {
-                if !draining, state.withLock({ $0.stopping }) {
-                    draining = true
-                    _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) | O_NONBLOCK)
-                }
                 var participant: TraceClock.Participant?
                 if !draining {
-                    if let until = reader.playedUntilTime(), until > clock.now {
-                        let waiting = clock.participant(key: Int.max - 1)
-                        pacing.withLock { $0 = true }
-                        do { try waiting.waitBlocking(until: until) } catch {
-                            waiting.finish()
-                            pacing.withLock { $0 = false }
-                            draining = true
-                            _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) | O_NONBLOCK)
-                            continue
-                        }
-                        pacing.withLock { $0 = false }
-                        participant = waiting
+                    switch pacing.pace(reader) {
+                    case .again: continue
+                    case .stop:
+                        draining = true
+                        _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) | O_NONBLOCK)
+                        continue
+                    case .read(let waited): participant = waited
                     }
                     var descriptor = pollfd(fd: file, events: Int16(POLLIN), revents: 0)
                     if poll(&descriptor, 1, participant == nil ? 50 : 0) <= 0 {
@@ -129,10 +81,10 @@ public final class SpeakerCapture: ServedDevice {
                         continue
                     }
                 }
-                busy.withLock { $0 = true }
+                pacing.busy.withLock { $0 = true }
                 let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
                 if count > 0 { reader.add(buffer[0..<count]) }
-                busy.withLock { $0 = false }
+                pacing.busy.withLock { $0 = false }
                 participant?.finish()
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
@@ -144,6 +96,60 @@ public final class SpeakerCapture: ServedDevice {
                 $0.done = true
             }
         }
+    }
+
+    /// How the capture keeps its reads from running ahead of playback, on one clock or the other.
+    private struct Pacing: Sendable {
+        /// What to do before the next read.
+        enum Step {
+            /// Wait was done in part; look again.
+            case again
+            /// The run is ending; take the rest at once.
+            case stop
+            /// Read now; on the trace's clock, as the participant that waited for playback, finished after the read.
+            case read(TraceClock.Participant?)
+        }
+        /// Set while a read is under way.
+        let busy = Locked(false)
+        /// Waits until what `reader` read has played, or a slice of that.
+        let pace: @Sendable (ClipReader) -> Step
+    }
+
+    /// On the machine's clock: sleep (in slices of at most 50 ms) until what was read has played at the run's rate.
+    private static func wallClockPacing() -> Pacing {
+        Pacing { reader in
+            if let wait = reader.waitBeforeReading(), wait > .zero {
+                usleep(UInt32(min(50_000, wait.microseconds)))
+                return .again
+            }
+            return .read(nil)
+        }
+    }
+
+    /// On the trace's clock: it reads what is written at once, except while what it read has not yet played, when it
+    /// waits for the trace's time to reach the end of it (a program writing more waits in its write). The scheduler
+    /// lets time move only once the FIFO is empty and no read is under way, or the capture waits so.
+    private static func traceClockPacing(_ clock: TraceClock, file: Int32) -> Pacing {
+        let waiting = Locked(false)
+        let pacing = Pacing { reader in
+            guard let until = reader.playedUntilTime(), until > clock.now else { return .read(nil) }
+            let participant = clock.participant(key: Int.max - 1)
+            waiting.withLock { $0 = true }
+            defer { waiting.withLock { $0 = false } }
+            do { try participant.waitBlocking(until: until) } catch {
+                participant.finish()
+                return .stop
+            }
+            return .read(participant)
+        }
+        let busy = pacing.busy
+        clock.addIdleCheck {
+            if waiting.withLock({ $0 }) { return true }
+            guard !busy.withLock({ $0 }) else { return false }
+            var pending: Int32 = 0
+            return ioctl(file, UInt(FIONREAD), &pending) == 0 && pending == 0 && !busy.withLock { $0 }
+        }
+        return pacing
     }
 
     public func finish() {
