@@ -250,6 +250,9 @@ let catalog = AppCatalog([Wayfinder.self])
         #expect(kinds.isSuperset(of: ["gps:lostFix", "gps:jump", "heading:latency", "heading:stuck", "touch:latency", "speaker:latency"]))
         #expect(!kinds.contains("touch:lostFix") && !kinds.contains("heading:corruptFrame") && !kinds.contains("touch:drop"))
         try space.validate()
+        // Without the app's speaker (a program's run), the same inputs' faults and no slow speaker.
+        let programs = FaultSpace.defaults(for: header, speaker: false)
+        #expect(programs.faults == space.faults.filter { $0.channel != Fault.speakerChannel } && programs.faults.count == space.faults.count - 1)
     }
 }
 

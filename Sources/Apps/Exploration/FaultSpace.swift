@@ -173,15 +173,16 @@ public struct FaultSpace: Sendable, Hashable, Codable {
     }
 
     /// The space exploration uses when a scenario declares none: for each input channel, the faults its kind suffers
-    /// on a real device, at the sizes real devices show (`docs/exploring.md` lists them), and a slow speaker. It
-    /// varies how and when inputs arrive, not what the user did: touches and keys are delayed and jittered, never
-    /// lost, doubled or swapped, which would be another user's session rather than a fault to cope with.
-    public static func defaults(for header: TraceHeader) -> FaultSpace {
+    /// on a real device, at the sizes real devices show (`docs/exploring.md` lists them), and, where the run has the
+    /// app's simulated speaker (`speaker`; a program's run plays through its own), a slow one. It varies how and when
+    /// inputs arrive, not what the user did: touches and keys are delayed and jittered, never lost, doubled or
+    /// swapped, which would be another user's session rather than a fault to cope with.
+    public static func defaults(for header: TraceHeader, speaker: Bool = true) -> FaultSpace {
         var entries: [Entry] = []
         for channel in header.channels {
             entries += defaultEntries(kind: channel.kind, channel: channel.id)
         }
-        entries.append(Entry(.latency, channel: Fault.speakerChannel, magnitude: Bounds(0.01, 0.2)))
+        if speaker { entries.append(Entry(.latency, channel: Fault.speakerChannel, magnitude: Bounds(0.01, 0.2))) }
         return FaultSpace(faults: entries)
     }
 

@@ -16,8 +16,8 @@ public struct FileExplorer: Sendable {
     public let file: ExplorableFile
     /// The runner, which runs a shrunk case's written file as `hal test` does.
     public let runner: any ScenarioFileRunner
-    /// What the variants draw from: the file's space, or the default space of its inputs without the app's speaker
-    /// and screen, which a program's run does not delay.
+    /// What the variants draw from: the file's space, or the default space of its inputs without the app's slow
+    /// speaker: a program's run plays through its own.
     public let space: FaultSpace
     /// Seconds from the first input to the last: the span windows are drawn in.
     public let length: Double
@@ -32,7 +32,7 @@ public struct FileExplorer: Sendable {
         let inputs = file.inputs
         (space, length, reseeds) = try FaultSpace.frame(
             inputs: inputs, inputPaths: file.inputPaths, end: file.parts.end, spacePath: file.spacePath, given: nil,
-            defaults: FaultSpace(faults: FaultSpace.defaults(for: inputs.header).faults.filter { $0.channel != Fault.speakerChannel && $0.channel != Fault.screenChannel }))
+            defaults: .defaults(for: inputs.header, speaker: false))
     }
 
     /// Variant `index` of the run seeded `seed`: the same on every machine, whichever shard runs it.
