@@ -324,6 +324,89 @@ import Testing
         #expect(run.output == "epoll 1 1 1000\nepoll 1 1 1250\nepoll 1 1 1500\nepoll 1 1 1750\nread 1 2000\n")
     }
 
+    /// Timed takes of a mutex and a semaphore on the virtual clock, each to the millisecond: a mutex held by another
+    /// thread times out after 750 ms (`pthread_mutex_timedlock`, a REALTIME deadline) and is taken once the holder
+    /// lets go after 1 s (`pthread_mutex_clocklock`, MONOTONIC); a semaphore nobody posts times out after 1.5 s
+    /// (`sem_timedwait`) and 250 ms (`sem_clockwait`), and one posted by a thread after a 2 s sleep is taken then.
+    @Test func mutexAndSemaphoreTimedWaitsEndOnTheVirtualClock() async throws {
+        let scratch = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        guard let program = try compile(Self.takes, named: "takes", in: scratch) else { return }
+        let run = try await checkedRun(program, [])
+        #expect(run.output == """
+            timedlock 110 750
+            clocklock 0 1000
+            timedwait 110 2500
+            clockwait 110 2750
+            posted 0 4750
+
+            """, "\(run.output)")
+    }
+
+    private static let takes = """
+        #include <errno.h>
+        #include <pthread.h>
+        #include <semaphore.h>
+        #include <stdio.h>
+        #include <time.h>
+        #include <unistd.h>
+        static struct timespec start;
+        static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+        static sem_t never, later;
+        static long ms(void) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            return (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        }
+        static struct timespec in(clockid_t clock, long milliseconds) {
+            struct timespec at;
+            clock_gettime(clock, &at);
+            at.tv_sec += milliseconds / 1000;
+            at.tv_nsec += (milliseconds % 1000) * 1000000;
+            if (at.tv_nsec >= 1000000000) { at.tv_sec += 1; at.tv_nsec -= 1000000000; }
+            return at;
+        }
+        static void *holder(void *unused) {
+            pthread_mutex_lock(&held);
+            sleep(1);
+            pthread_mutex_unlock(&held);
+            return unused;
+        }
+        static void *poster(void *unused) {
+            sleep(2);
+            sem_post(&later);
+            return unused;
+        }
+        int main(void) {
+            clock_gettime(CLOCK_MONOTONIC, &start);
+            sem_init(&never, 0, 0);
+            sem_init(&later, 0, 0);
+            pthread_t a, b;
+            pthread_create(&a, NULL, holder, NULL);
+            while (pthread_mutex_trylock(&held) == 0) { pthread_mutex_unlock(&held); usleep(0); }
+            struct timespec until = in(CLOCK_REALTIME, 750);
+            int result = pthread_mutex_timedlock(&held, &until);
+            printf("timedlock %d %ld\\n", result, ms());
+            until = in(CLOCK_MONOTONIC, 5000);
+            int taken = pthread_mutex_clocklock(&held, CLOCK_MONOTONIC, &until);
+            printf("clocklock %d %ld\\n", taken, ms());
+            pthread_mutex_unlock(&held);
+            pthread_join(a, NULL);
+            until = in(CLOCK_REALTIME, 1500);
+            result = sem_timedwait(&never, &until) == 0 ? 0 : errno;
+            printf("timedwait %d %ld\\n", result, ms());
+            until = in(CLOCK_MONOTONIC, 250);
+            result = sem_clockwait(&never, CLOCK_MONOTONIC, &until) == 0 ? 0 : errno;
+            printf("clockwait %d %ld\\n", result, ms());
+            pthread_create(&b, NULL, poster, NULL);
+            until = in(CLOCK_MONOTONIC, 5000);
+            result = sem_clockwait(&later, CLOCK_MONOTONIC, &until) == 0 ? 0 : errno;
+            printf("posted %d %ld\\n", result, ms());
+            pthread_join(b, NULL);
+            return 0;
+        }
+        """
+
     /// Two threads each start 150 short-lived processes, one after another, and wait for each: a process that ends
     /// leaves its slot to be freed by the scheduler, while new ones claim slots at the same moments. No thread is
     /// ever lost (a claimed slot freed under a live thread stalled the clock about one run in three of the campus

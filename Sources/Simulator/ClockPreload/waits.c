@@ -333,6 +333,8 @@ typedef struct syncing {
     pthread_mutex_t *mutex;
     /// A condition's signal count when the wait began.
     uint32_t signals;
+    /// How a mutex or a semaphore is taken (a `taking`).
+    const void *how;
 } syncing;
 
 /// Signals and broadcasts sent on this process's condition variables, counted by the variable's address (hashed; a
@@ -391,63 +393,77 @@ HC_EXPORT int pthread_cond_wait(pthread_cond_t *condition, pthread_mutex_t *mute
     return result;
 }
 
-static int look_mutex(hc_wait *wait) { return pthread_mutex_trylock(((syncing *)wait->context)->object) == 0; }
+/* A mutex or a semaphore taken within a deadline: one wait, with each object's own try and clocked take. */
+typedef struct taking {
+    /* 1 when the object was taken at once. */
+    int (*try_take)(void *object);
+    /* Takes the object before `until` on `clock`: 0, or an error number (ETIMEDOUT when the time passed). */
+    int (*take_before)(void *object, clockid_t clock, const struct timespec *until);
+} taking;
 
-static int block_mutex(hc_wait *wait, int64_t slice) {
+static int try_mutex(void *object) { return pthread_mutex_trylock(object) == 0; }
+
+static int take_mutex_before(void *object, clockid_t clock, const struct timespec *until) {
+    return hc_real.pthread_mutex_clocklock(object, clock, until);
+}
+
+static int try_semaphore(void *object) {
+    int saved = errno;
+    int taken = sem_trywait(object) == 0;
+    errno = saved;
+    return taken;
+}
+
+static int take_semaphore_before(void *object, clockid_t clock, const struct timespec *until) {
+    int saved = errno;
+    int error = hc_real.sem_clockwait(object, clock, until) == 0 ? 0 : errno;
+    errno = saved;
+    return error;
+}
+
+static const taking mutex_taking = {try_mutex, take_mutex_before};
+static const taking semaphore_taking = {try_semaphore, take_semaphore_before};
+
+static int look_taking(hc_wait *wait) {
+    const syncing *s = wait->context;
+    return ((const taking *)s->how)->try_take(s->object);
+}
+
+static int block_taking(hc_wait *wait, int64_t slice) {
+    const syncing *s = wait->context;
     struct timespec until = hc_real_after(slice);
-    int error = hc_real.pthread_mutex_clocklock(((syncing *)wait->context)->object, CLOCK_MONOTONIC, &until);
+    int error = ((const taking *)s->how)->take_before(s->object, CLOCK_MONOTONIC, &until);
     if (error == ETIMEDOUT) return 0;
     if (error == 0) return 1;
     wait->error = error;
     return HC_ERROR;
 }
 
-static int mutex_until(pthread_mutex_t *mutex, int kind, const struct timespec *time) {
+/* Takes `object` by `time` on the clock of `kind`: 0, or an error number. */
+static int take_until(void *object, const taking *how, int kind, const struct timespec *time) {
     if (!hc_valid(time)) return EINVAL;
-    syncing s = {mutex, NULL, 0};
-    hc_wait wait = {.has_deadline = 1, .deadline = hc_monotonic_from(kind, time), .look = look_mutex, .block = block_mutex, .context = &s};
+    syncing s = {.object = object, .how = how};
+    hc_wait wait = {.has_deadline = 1, .deadline = hc_monotonic_from(kind, time), .look = look_taking, .block = block_taking, .context = &s};
     int result = hc_wait_for(&wait);
-    if (result == HC_UNOWNED) return hc_real.pthread_mutex_clocklock(mutex, kind == 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC, time);
+    if (result == HC_UNOWNED) return how->take_before(object, kind == 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC, time);
     if (result == HC_ERROR) return wait.error;
     return result == HC_TIMEOUT ? ETIMEDOUT : 0;
 }
 
 HC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *time) {
     if (!hc_owning()) return hc_real.pthread_mutex_timedlock(mutex, time);
-    return mutex_until(mutex, 2, time);
+    return take_until(mutex, &mutex_taking, 2, time);
 }
 
 HC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *time) {
     if (!hc_owning() || (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME)) return hc_real.pthread_mutex_clocklock(mutex, clock, time);
-    return mutex_until(mutex, hc_clock_kind(clock), time);
-}
-
-static int look_semaphore(hc_wait *wait) {
-    int saved = errno;
-    int taken = sem_trywait(((syncing *)wait->context)->object) == 0;
-    errno = saved;
-    return taken;
-}
-
-static int block_semaphore(hc_wait *wait, int64_t slice) {
-    struct timespec until = hc_real_after(slice);
-    if (hc_real.sem_clockwait(((syncing *)wait->context)->object, CLOCK_MONOTONIC, &until) == 0) return 1;
-    if (errno == ETIMEDOUT) return 0;
-    wait->error = errno;
-    return HC_ERROR;
+    return take_until(mutex, &mutex_taking, hc_clock_kind(clock), time);
 }
 
 static int semaphore_until(sem_t *semaphore, int kind, const struct timespec *time) {
-    if (!hc_valid(time)) {
-        errno = EINVAL;
-        return -1;
-    }
-    syncing s = {semaphore, NULL, 0};
-    hc_wait wait = {.has_deadline = 1, .deadline = hc_monotonic_from(kind, time), .look = look_semaphore, .block = block_semaphore, .context = &s};
-    int result = hc_wait_for(&wait);
-    if (result == HC_UNOWNED) return hc_real.sem_clockwait(semaphore, kind == 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC, time);
-    if (result == HC_READY) return 0;
-    errno = result == HC_TIMEOUT ? ETIMEDOUT : wait.error;
+    int error = take_until(semaphore, &semaphore_taking, kind, time);
+    if (error == 0) return 0;
+    errno = error;
     return -1;
 }
 
