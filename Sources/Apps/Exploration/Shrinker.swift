@@ -99,8 +99,6 @@ extension Shrinker {
 /// A scenario as a shrink sees it, whatever its form: its parts as written, its inputs, how to run a variant and a
 /// changed case, and how to write and rerun a minimal case.
 struct ShrinkSubject: Sendable {
-    /// The scenario file.
-    let path: String
     /// Its expectations, end and commands as written.
     let parts: ScenarioParts
     /// The inputs with their own seeds, without faults.
@@ -121,7 +119,6 @@ struct ShrinkSubject: Sendable {
         var file = explorer.scenario.file
         file.explore = nil
         let path = explorer.scenario.path
-        self.path = path
         parts = ScenarioParts(expect: file.expect, end: file.end, commands: file.commands)
         baseline = explorer.inputs
         inputs = { try explorer.inputs(of: $0) }
@@ -135,9 +132,7 @@ struct ShrinkSubject: Sendable {
             written.config = TracePath.relative(TracePath.resolve(file.config, inTraceAt: path), from: folder)
             written.inputs = [inputs]
             written.faults = faults
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return Array(try encoder.encode(written) + Data("\n".utf8))
+            return try WrittenJSON.file(written)
         }
         rerun = { path in
             let scenario = try Scenario(path: path)
@@ -149,7 +144,6 @@ struct ShrinkSubject: Sendable {
     /// A file of another form: each case is run as its runner runs a variant, its plan injected into its inputs.
     init(_ explorer: FileExplorer) {
         let file = explorer.file, runner = explorer.runner
-        path = explorer.path
         parts = file.parts
         baseline = file.inputs
         inputs = { $0.reseeded ? try file.reseeded($0.seed) : file.inputs }

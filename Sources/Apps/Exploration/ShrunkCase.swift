@@ -55,11 +55,9 @@ public struct ShrunkCase: Sendable {
             frame.storage = .file(path: TracePath.relative(path, from: folder))
             trace.records[index].reading = .frame(frame)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Data(encode(parts, folder, name + ".jsonl", name + ".faults.json")).write(to: URL(fileURLWithPath: files.scenario))
-        try (encoder.encode(plan) + Data("\n".utf8)).write(to: URL(fileURLWithPath: files.faults))
+        try Data(WrittenJSON.file(plan)).write(to: URL(fileURLWithPath: files.faults))
         try Data(trace.encoded()).write(to: URL(fileURLWithPath: files.trace))
         return files
     }

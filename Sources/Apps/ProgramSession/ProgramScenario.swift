@@ -203,9 +203,7 @@ extension ProgramScenario {
         if written.directory != nil || TracePath.relative(own, from: folder) != "." {
             written.directory = TracePath.relative(written.directory.map { TracePath.resolve($0, inTraceAt: path) } ?? own, from: folder)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(written) + Data("\n".utf8))
+        return try WrittenJSON.file(written)
     }
 }
 

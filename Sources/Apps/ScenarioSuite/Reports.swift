@@ -39,12 +39,26 @@ extension SuiteReport {
             let passed: Int, failed: Int, skipped: Int, seconds: Double, interrupted: Bool
             let scenarios: [ScenarioResult]
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(
+        return try WrittenJSON.encoder.encode(
             Document(passed: passed, failed: failed, skipped: skipped, seconds: seconds, interrupted: interrupted, scenarios: results))
     }
 
     private static func time(_ seconds: Double) -> String { printfFormat("%.3f", seconds) }
 
+}
+
+/// JSON as the files `hal test` writes hold it (a JSON report, a shrunk case's scenario and plan): indented, keys
+/// sorted, slashes plain. The same value gives the same bytes.
+public enum WrittenJSON {
+    /// The encoder.
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// `value` as a file's bytes, with a final newline.
+    public static func file(_ value: some Encodable) throws -> [UInt8] {
+        Array(try encoder.encode(value)) + [UInt8(ascii: "\n")]
+    }
 }
