@@ -306,7 +306,7 @@ targets += [
     .testTarget(
         name: "ProgramDevicesTests",
         dependencies: [
-            "hal", "HALTestbed", "HAL", "LibC", "InputEvents", "ProgramDevices", "ProgramSession", "TraceFormat", "Audio", "TestSupport", "CVirtualClock", "SystemSupport",
+            "hal", "HALTestbed", "HAL", "LibC", "InputEvents", "ProgramDevices", "ProgramSession", "ScenarioSuite", "TraceFormat", "Audio", "TestSupport", "CVirtualClock", "SystemSupport",
         ]),
     .testTarget(
         name: "MotionTests", dependencies: ["HAL", "HALTestDoubles", "Motion", "TraceFormat", "Replay", "Synthesis", "Interchange", "TestSupport"]),

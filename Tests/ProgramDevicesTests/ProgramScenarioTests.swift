@@ -1,4 +1,6 @@
 import Foundation
+import ProgramSession
+import ScenarioSuite
 import TestSupport
 import Testing
 
@@ -176,6 +178,15 @@ import Testing
         try #"{"faults": [], "seed": 1}"#.write(toFile: folder + "/fixes.min-1-0.faults.json", atomically: true, encoding: .utf8)
         (status, output) = try await test([written], scratch: scratch)
         #expect(status == 0, "\(output)")
+        // A case written in another folder names the program's working directory from there; beside the scenario, it
+        // needs none.
+        let file = try ProgramScenarioRunner().explorable(path: scenario)
+        for (where_, directory) in [(folder, nil), (scratch + "/elsewhere/cases", "../../fixes")] as [(String, String?)] {
+            let text = try file.encode(file.parts, where_, "case.jsonl", "case.faults.json")
+            let object = try JSONSerialization.jsonObject(with: Data(text)) as? [String: Any]
+            #expect(object?["directory"] as? String == directory && object?["explore"] == nil, "\(String(decoding: text, as: UTF8.self))")
+            #expect(object?["inputs"] as? [String] == ["case.jsonl"] && object?["faults"] as? String == "case.faults.json")
+        }
         try? FileManager.default.removeItem(atPath: scratch)
     }
 }
