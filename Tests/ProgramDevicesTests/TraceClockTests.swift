@@ -219,6 +219,24 @@ import Testing
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// `delivered:` says how many fixes the program read, not only how many were written: none for a program that
+    /// never opens the serial GPS; one for `head -c 300`, which ends at 1 s having read the first fix whole and the
+    /// second in part; all six of the first 5 s for a reader that keeps reading.
+    @Test func deliveredCountsTheFixesTheProgramRead() async throws {
+        let scratch = try makeScratchFolder()
+        func delivered(_ command: String) async throws -> String {
+            let run = try await exec([walk, "--device", "gps=nmea", "--no-speaker", "--end", "5", "--", "/bin/sh", "-c", command], scratch: scratch)
+            #expect(run.status == 0, "\(run.output)")
+            return run.output.split(separator: "\n").first { $0.hasPrefix("hal exec: delivered: serial GPS:") }.map(String.init) ?? run.output
+        }
+        #expect(try await delivered("sleep 10") == "hal exec: delivered: serial GPS: 6 fixes written as NMEA, 0 read by the program")
+        #expect(try await delivered("stty raw < $HAL_DEVICE_GPS; head -c 300 $HAL_DEVICE_GPS | wc -c")
+            == "hal exec: delivered: serial GPS: 2 fixes written as NMEA, 1 read by the program")
+        let all = try await delivered("stty raw < $HAL_DEVICE_GPS; cat $HAL_DEVICE_GPS | wc -c")
+        #expect(all == "hal exec: delivered: serial GPS: 6 fixes written as NMEA, 6 read by the program")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// `aplay` waits for its clip as on a sound card, in the trace's time: a shell that plays a 0.5 s tone prints
     /// its next line when aplay's last write returned, 0.427 s later (the clip less the 73 ms that the speaker's FIFO
     /// and alsa-lib's buffer still hold then), with the clip's start and end in the log; the same in 20 runs.

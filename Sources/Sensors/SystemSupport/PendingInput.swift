@@ -19,14 +19,28 @@ public final class PendingInput: Sendable {
         if let open = descriptor.withLock({ $0 }), open >= 0 { close(open) }
     }
 
-    /// Whether the node has input waiting; true when it cannot be opened (nothing to wait for there).
-    @Sendable public func isWaiting() -> Bool {
-        let file = descriptor.withLock { file -> Int32 in
+    /// The node's descriptor, opened on the first question; -1 when it cannot be opened.
+    private var file: Int32 {
+        descriptor.withLock { file -> Int32 in
             if file == nil { file = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
             return file!
         }
+    }
+
+    /// Whether the node has input waiting; true when it cannot be opened (nothing to wait for there).
+    @Sendable public func isWaiting() -> Bool {
+        let file = self.file
         guard file >= 0 else { return true }
         var entry = pollfd(fd: file, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
+    }
+
+    /// The bytes of input waiting (`FIONREAD`); `nil` when the node cannot be opened or asked. Asked once early, it
+    /// also keeps the node open, so a terminal's input queue outlives the reader's last close and can be counted.
+    public func pendingBytes() -> Int? {
+        let file = self.file
+        var count: Int32 = 0
+        guard file >= 0, ioctl(file, UInt(FIONREAD), &count) == 0 else { return nil }
+        return Int(count)
     }
 }

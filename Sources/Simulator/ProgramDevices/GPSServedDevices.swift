@@ -31,6 +31,12 @@ public final class GPSServedDevice: ServedDevice {
         var port: UInt16 = 0
         var node = ""
         var written = 0
+        /// Where each written fix's sentences end, in bytes from the first.
+        var ends: [Int] = []
+        /// The serial node's input queue, kept open from the start so that what is left unread can be counted.
+        var pending: PendingInput?
+        /// The fixes the program read whole, once the run is over.
+        var read: Int?
     }
 
     /// A receiver of `mode` for `channel`.
@@ -65,7 +71,12 @@ public final class GPSServedDevice: ServedDevice {
             testbed.nextSerialNumber += 1
             testbed.links[node] = terminal.slavePath
             testbed.environment["HAL_DEVICE_" + variable] = node
-            state.withLock { $0.node = node }
+            let pending = PendingInput(path: terminal.slavePath)
+            _ = pending.pendingBytes()
+            state.withLock {
+                $0.node = node
+                $0.pending = pending
+            }
         case .gpsd:
             guard let gpsd = ChildProcess.resolve("gpsd", path: "/usr/sbin:/usr/bin:/sbin:/bin") else {
                 throw ProgramError("gpsd is not installed; install Debian's gpsd (scripts/install-deps)")
@@ -102,13 +113,24 @@ public final class GPSServedDevice: ServedDevice {
         let settled = run.clock == nil ? nil : PendingInput(path: terminal.slavePath).isWaiting
         for await record in run.records(of: [channel], settled: settled) {
             guard case .location(let fix) = record.reading, let dated = LocationTrack(channel: "", fixes: [fix]).withUTC().fixes.first else { continue }
-            try terminal.write(Array(encoder.sentences(for: dated).joined().utf8))
-            state.withLock { $0.written += 1 }
+            let bytes = Array(encoder.sentences(for: dated).joined().utf8)
+            try terminal.write(bytes)
+            state.withLock {
+                $0.written += 1
+                $0.ends.append(($0.ends.last ?? 0) + bytes.count)
+            }
         }
     }
 
     public func finish() {
-        let (terminal, daemon) = state.withLock { ($0.terminal, $0.daemon) }
+        let (terminal, daemon, pending) = state.withLock { ($0.terminal, $0.daemon, $0.pending) }
+        // A fix counts as read once none of its bytes is left in the serial node's input queue.
+        if let unread = pending?.pendingBytes() {
+            state.withLock { state in
+                let taken = (state.ends.last ?? 0) - unread
+                state.read = state.ends.prefix { $0 <= taken }.count
+            }
+        }
         if let daemon {
             // Bounded: on the trace's clock nothing moves time once the run is over, and a gpsd that was in a timed
             // wait when it was told to stop would wait for ever.
@@ -120,8 +142,8 @@ public final class GPSServedDevice: ServedDevice {
     }
 
     public var delivered: String {
-        let written = state.withLock { $0.written }
-        return (mode == .nmea ? "serial GPS" : "gpsd") + ": \(written) fixes written as NMEA"
+        let (written, read) = state.withLock { ($0.written, $0.read) }
+        return (mode == .nmea ? "serial GPS" : "gpsd") + ": \(written) fixes written as NMEA" + (read.map { ", \($0) read by the program" } ?? "")
     }
 
     /// A TCP port on 127.0.0.1 nobody listens on now.
