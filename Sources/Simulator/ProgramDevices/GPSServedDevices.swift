@@ -30,8 +30,7 @@ public final class GPSServedDevice: ServedDevice {
         var daemon: ChildProcess?
         var port: UInt16 = 0
         var node = ""
-        var written = 0
-        /// Where each written fix's sentences end, in bytes from the first.
+        /// Where each written fix's sentences end, in bytes from the first: one entry per fix written.
         var ends: [Int] = []
         /// The serial node's input queue, kept open from the start so that what is left unread can be counted.
         var pending: PendingInput?
@@ -108,17 +107,14 @@ public final class GPSServedDevice: ServedDevice {
 
     public func feed(_ run: FeedContext) async throws {
         let encoder = NMEAEncoder()
-        guard let terminal = state.withLock({ $0.terminal }) else { return }
+        guard let (terminal, pending) = state.withLock({ state in state.terminal.map { ($0, state.pending) } }) else { return }
         // On the trace's clock, a fix has reached the reader's side once the terminal's input queue holds it.
-        let settled = run.clock == nil ? nil : PendingInput(path: terminal.slavePath).isWaiting
+        let settled = run.clock == nil ? nil : (pending ?? PendingInput(path: terminal.slavePath)).isWaiting
         for await record in run.records(of: [channel], settled: settled) {
             guard case .location(let fix) = record.reading, let dated = LocationTrack(channel: "", fixes: [fix]).withUTC().fixes.first else { continue }
             let bytes = Array(encoder.sentences(for: dated).joined().utf8)
             try terminal.write(bytes)
-            state.withLock {
-                $0.written += 1
-                $0.ends.append(($0.ends.last ?? 0) + bytes.count)
-            }
+            state.withLock { $0.ends.append(($0.ends.last ?? 0) + bytes.count) }
         }
     }
 
@@ -142,7 +138,7 @@ public final class GPSServedDevice: ServedDevice {
     }
 
     public var delivered: String {
-        let (written, read) = state.withLock { ($0.written, $0.read) }
+        let (written, read) = state.withLock { ($0.ends.count, $0.read) }
         return (mode == .nmea ? "serial GPS" : "gpsd") + ": \(written) fixes written as NMEA" + (read.map { ", \($0) read by the program" } ?? "")
     }
 
