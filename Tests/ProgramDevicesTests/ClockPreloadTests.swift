@@ -164,6 +164,37 @@ import Testing
         #expect(run.output == "2500000000\nFalse 1500000000\n")
     }
 
+    /// A wait on descriptors also waits on its thread's bell (a FIFO named bell-TID), which the scheduler rings after
+    /// each change. A program that closes every descriptor and opens another at the bell's number keeps its own: the
+    /// next wait makes a new bell, and a byte written to the program's pipe is the program's to read (a wait that took
+    /// the pipe for its bell would empty it).
+    @Test func aWaitKeepsItsBellApartFromTheProgramsDescriptors() async throws {
+        let script = """
+            import os, select, threading, time
+            def bells():
+                found = []
+                for name in os.listdir("/proc/self/fd"):
+                    try:
+                        if os.readlink(f"/proc/self/fd/{name}").endswith(f"/bell-{threading.get_native_id()}"):
+                            found.append(int(name))
+                    except OSError:
+                        pass
+                return found
+            m = time.monotonic_ns()
+            select.select([], [], [], 0.25)
+            first = bells()
+            os.closerange(3, 4096)
+            r, w = os.pipe()
+            select.select([r], [], [], 0.5)
+            os.write(w, b"x")
+            ready = select.select([r], [], [], 1.0)[0] == [r]
+            print(len(first), r <= first[0], len(bells()), ready, os.read(r, 1), time.monotonic_ns() - m)
+            """
+        let run = try await checkedRun("/usr/bin/python3", ["-c", script])
+        #expect(run.output == "1 True 1 True b'x' 750000000\n", "\(run.output)")
+        #expect(run.elapsed == 750_000_000)
+    }
+
     @Test func asyncioTimersGiveTheSameOutputEveryRun() async throws {
         // Three tasks sleeping 0.3, 0.5 and 0.7 s in loops, each line with the loop's time. asyncio rounds each
         // epoll timeout up to the millisecond, so a wake-up may come up to 1 ms after its timer per step.

@@ -19,6 +19,13 @@ HC_HIDDEN HC_TLS int hc_in_wait;
 
 static HC_TLS int thread_slot = -1;
 static HC_TLS pid_t thread_tid;
+/// The thread's bell (hal_clock.h): its descriptor, its thread, and what it is (a program may close or reuse the
+/// number), and the folder the bells are made in.
+static HC_TLS int bell_fd = -1;
+static HC_TLS pid_t bell_tid;
+static HC_TLS dev_t bell_device;
+static HC_TLS ino_t bell_inode;
+static char bell_folder[4096];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static pthread_key_t slot_key;
 
@@ -35,6 +42,12 @@ static void complain(const char *path, const char *problem) {
     if (n > 0) HC_RAW(SYS_write, 2, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
 }
 
+/// Tells the scheduler that this thread may have become quiescent (hal_clock.h): a wake only while it blocks.
+static void changed(void) {
+    __atomic_add_fetch(&hc_region->changes, 1u, __ATOMIC_SEQ_CST);
+    if (HC_LOAD(&hc_region->scheduler_waiting)) HC_RAW(SYS_futex, &hc_region->changes, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
 static void thread_exits(void *value) {
     int index = (int)(intptr_t)value - 1;
     if (hc_region == NULL || index < 0 || index >= HAL_CLOCK_SLOTS) return;
@@ -43,10 +56,16 @@ static void thread_exits(void *value) {
     HC_STORE(&slot->state, HAL_CLOCK_RUNNING);
     __atomic_compare_exchange_n(&slot->tid, &tid, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     thread_slot = -1;
+    if (bell_fd >= 0 && bell_tid == thread_tid) HC_RAW(SYS_close, bell_fd);
+    bell_fd = -1;
+    changed();
 }
 
 static void child_after_fork(void) {
     thread_slot = -1;
+    // The parent thread's bell, inherited: this thread has another tid, and another bell.
+    if (bell_fd >= 0) HC_RAW(SYS_close, bell_fd);
+    bell_fd = -1;
     hc_timers_after_fork();
 }
 
@@ -121,6 +140,9 @@ static void load(void) {
                 complain(path, "not a clock region made by hal_clock_create");
                 munmap(mapped, sizeof(hal_clock_region));
             } else {
+                const char *slash = strrchr(path, '/');
+                if (slash == NULL) snprintf(bell_folder, sizeof bell_folder, ".");
+                else snprintf(bell_folder, sizeof bell_folder, "%.*s", (int)(slash - path), path);
                 pthread_key_create(&slot_key, thread_exits);
                 pthread_atfork(NULL, NULL, child_after_fork);
                 hc_region = mapped;
@@ -213,6 +235,58 @@ static hal_clock_slot *my_slot(void) {
     return NULL;
 }
 
+/// The calling thread's bell, made and opened the first time (hal_clock.h), and named in its slot; -1 when it cannot
+/// be made.
+static int my_bell(hal_clock_slot *slot, pid_t tid) {
+    if (bell_fd >= 0) {
+        struct stat status;
+        if (bell_tid == tid && HC_RAW(SYS_fstat, bell_fd, &status) == 0 && status.st_dev == bell_device && status.st_ino == bell_inode) {
+            if (HC_LOAD(&slot->bell) != tid) HC_STORE(&slot->bell, (int32_t)tid);
+            return bell_fd;
+        }
+        bell_fd = -1;  // closed by the program, or its number reused: no longer the bell
+    }
+    char path[sizeof bell_folder + 32];
+    snprintf(path, sizeof path, "%s/bell-%d", bell_folder, (int)tid);
+    if (HC_RAW(SYS_mknodat, AT_FDCWD, path, S_IFIFO | 0600, 0) != 0 && errno != EEXIST) return -1;
+    int fd = (int)HC_RAW(SYS_openat, AT_FDCWD, path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    struct stat status;
+    if (fd < 0) return -1;
+    if (HC_RAW(SYS_fstat, fd, &status) != 0) {
+        HC_RAW(SYS_close, fd);
+        return -1;
+    }
+    bell_fd = fd;
+    bell_tid = tid;
+    bell_device = status.st_dev;
+    bell_inode = status.st_ino;
+    hc_empty_bell(fd);
+    HC_STORE(&slot->bell, (int32_t)tid);
+    return fd;
+}
+
+HC_HIDDEN void hc_empty_bell(int bell) {
+    char bytes[64];
+    while (HC_RAW(SYS_read, bell, bytes, sizeof bytes) == (long)sizeof bytes) {
+    }
+}
+
+HC_HIDDEN long hc_poll_with_bell(hc_wait *wait, struct pollfd *descriptors, nfds_t count, int64_t slice, const sigset_t *mask) {
+    struct timespec timeout = hc_timespec(slice);
+    if (wait->bell < 0 || count > HC_BELL_POLL_MAX) return HC_RAW(SYS_ppoll, descriptors, count, &timeout, mask, _NSIG / 8);
+    struct pollfd all[HC_BELL_POLL_MAX + 1];
+    memcpy(all, descriptors, count * sizeof *all);
+    all[count] = (struct pollfd){.fd = wait->bell, .events = POLLIN};
+    long ready = HC_RAW(SYS_ppoll, all, count + 1, &timeout, mask, _NSIG / 8);
+    if (ready <= 0) return ready;
+    if (all[count].revents) {
+        hc_empty_bell(wait->bell);
+        ready--;
+    }
+    for (nfds_t i = 0; i < count; i++) descriptors[i].revents = all[i].revents;
+    return ready;
+}
+
 /// Writes a new wait into the slot (the deadline the scheduler sees is the earlier of the wait's and, for a wait on
 /// descriptors, the process's next timer) and marks it WAITING.
 static void begin(hal_clock_slot *slot, const hc_wait *wait, int64_t *deadline, int *has_deadline) {
@@ -231,6 +305,8 @@ static void begin(hal_clock_slot *slot, const hc_wait *wait, int64_t *deadline, 
     HC_STORE(&slot->seq, __atomic_fetch_add(&hc_region->next_seq, 1, __ATOMIC_SEQ_CST));
     HC_STORE(&slot->has_deadline, *has_deadline);
     HC_STORE(&slot->state, HAL_CLOCK_WAITING);
+    // A wait on descriptors tells the scheduler once it has looked (seen_epoch), a plain one now.
+    if (!wait->has_fds) changed();
 }
 
 HC_HIDDEN int hc_wait_for(hc_wait *wait) {
@@ -250,6 +326,7 @@ HC_HIDDEN int hc_wait_for(hc_wait *wait) {
     int64_t deadline;
     int has_deadline;
     uint32_t timers = wait->has_fds ? hc_timers_generation() : 0;
+    wait->bell = wait->has_fds && wait->block ? my_bell(slot, thread_tid) : -1;
     begin(slot, wait, &deadline, &has_deadline);
     for (;;) {
         uint32_t generation = HC_LOAD(&hc_region->generation);
@@ -261,7 +338,10 @@ HC_HIDDEN int hc_wait_for(hc_wait *wait) {
             continue;
         }
         if (wait->look && (result = wait->look(wait)) != 0) break;
-        HC_STORE(&slot->seen_epoch, epoch);
+        if (HC_LOAD(&slot->seen_epoch) != epoch) {
+            HC_STORE(&slot->seen_epoch, epoch);
+            if (wait->has_fds) changed();
+        }
         if (wait->has_fds && hc_timers_generation() != timers) continue;
         int64_t now = hc_now();
         if (HC_LOAD(&slot->released) || (has_deadline && now > deadline)) {
@@ -331,9 +411,7 @@ static int look_one(hc_wait *wait) {
 }
 
 static int block_one(hc_wait *wait, int64_t slice) {
-    struct pollfd *descriptor = wait->context;
-    struct timespec timeout = hc_timespec(slice);
-    long ready = HC_RAW(SYS_ppoll, descriptor, 1, &timeout, NULL, _NSIG / 8);
+    long ready = hc_poll_with_bell(wait, wait->context, 1, slice, NULL);
     if (ready < 0 && errno == EINTR) {
         wait->error = EINTR;
         return HC_ERROR;

@@ -143,6 +143,8 @@ typedef struct hc_wait {
     int64_t slice;
     void *context;
     int error;
+    /// The thread's bell while it waits on descriptors (hal_clock.h), set by hc_wait_for; -1: none.
+    int bell;
 } hc_wait;
 
 #define HC_READY 1
@@ -152,6 +154,14 @@ typedef struct hc_wait {
 /// Runs an owned wait: HC_READY, HC_TIMEOUT, HC_ERROR (errno in wait->error) or HC_UNOWNED (no slot: the caller
 /// forwards to the real call).
 HC_HIDDEN int hc_wait_for(hc_wait *wait);
+/// The most descriptors a wait blocks on beside its bell; a wait on more blocks in slices, with no bell.
+#define HC_BELL_POLL_MAX 64
+/// Blocks in ppoll on `descriptors` and the wait's bell for at most `slice` ns with `mask`: how many of the
+/// descriptors are ready (their revents written), 0 when the slice ended or the bell rang (it is emptied), or -1 with
+/// errno.
+HC_HIDDEN long hc_poll_with_bell(hc_wait *wait, struct pollfd *descriptors, nfds_t count, int64_t slice, const sigset_t *mask);
+/// Empties a bell that rang.
+HC_HIDDEN void hc_empty_bell(int bell);
 /// A wait only another thread, a child or a signal ends (a condition variable, a child, pthread_join): the slot says
 /// WAITING with no deadline while the real call blocks. Returns whether it took the slot, for hc_thin_end.
 HC_HIDDEN int hc_thin_begin(void);

@@ -101,8 +101,14 @@ static int look_poll(hc_wait *wait) {
 }
 
 static int block_poll(hc_wait *wait, int64_t slice) {
-    struct timespec timeout = hc_timespec(slice);
-    return poll_for(wait, &timeout, ((polling *)wait->context)->mask);
+    polling *p = wait->context;
+    long ready = hc_poll_with_bell(wait, p->descriptors, p->count, slice, p->mask);
+    if (ready < 0) {
+        wait->error = errno;
+        return HC_ERROR;
+    }
+    p->ready = (int)ready;
+    return ready > 0;
 }
 
 /// poll and ppoll on the virtual clock: what poll answers, or HC_UNOWNED (the caller forwards).
@@ -165,7 +171,8 @@ typedef struct selecting {
     int ready;
 } selecting;
 
-static int select_for(hc_wait *wait, const struct timespec *timeout, const sigset_t *mask) {
+/// `bell`, when not -1, is the thread's bell, waited on for reading beside the caller's sets.
+static int select_for(hc_wait *wait, const struct timespec *timeout, const sigset_t *mask, int bell) {
     selecting *s = wait->context;
     fd_set working[3];
     fd_set *arguments[3];
@@ -173,14 +180,27 @@ static int select_for(hc_wait *wait, const struct timespec *timeout, const sigse
         working[i] = s->asked[i];
         arguments[i] = s->sets[i] ? &working[i] : NULL;
     }
+    int count = s->count;
+    if (bell >= 0 && bell < FD_SETSIZE && !FD_ISSET(bell, &working[0])) {
+        FD_SET(bell, &working[0]);
+        arguments[0] = &working[0];
+        if (bell >= count) count = bell + 1;
+    } else {
+        bell = -1;
+    }
     struct {
         const sigset_t *mask;
         size_t size;
     } signals = {mask, _NSIG / 8};
-    long ready = HC_RAW(SYS_pselect6, s->count, arguments[0], arguments[1], arguments[2], timeout, &signals);
+    long ready = HC_RAW(SYS_pselect6, count, arguments[0], arguments[1], arguments[2], timeout, &signals);
     if (ready < 0) {
         wait->error = errno;
         return HC_ERROR;
+    }
+    if (bell >= 0 && FD_ISSET(bell, &working[0])) {
+        hc_empty_bell(bell);
+        FD_CLR(bell, &working[0]);
+        ready--;
     }
     if (ready == 0) return 0;
     for (int i = 0; i < 3; i++)
@@ -191,12 +211,12 @@ static int select_for(hc_wait *wait, const struct timespec *timeout, const sigse
 
 static int look_select(hc_wait *wait) {
     struct timespec zero = {0, 0};
-    return select_for(wait, &zero, NULL);
+    return select_for(wait, &zero, NULL, -1);
 }
 
 static int block_select(hc_wait *wait, int64_t slice) {
     struct timespec timeout = hc_timespec(slice);
-    return select_for(wait, &timeout, ((selecting *)wait->context)->mask);
+    return select_for(wait, &timeout, ((selecting *)wait->context)->mask, wait->bell);
 }
 
 /// select and pselect on the virtual clock: the count, 0 on a timeout (the sets cleared), -1, or HC_UNOWNED; `left`
@@ -278,7 +298,16 @@ static int epoll_for(hc_wait *wait, int milliseconds, const sigset_t *mask) {
 static int look_epoll(hc_wait *wait) { return epoll_for(wait, 0, NULL); }
 
 static int block_epoll(hc_wait *wait, int64_t slice) {
-    return epoll_for(wait, (int)((slice + 999999) / 1000000), ((epolling *)wait->context)->mask);
+    epolling *e = wait->context;
+    if (wait->bell < 0) return epoll_for(wait, (int)((slice + 999999) / 1000000), e->mask);
+    // The instance is readable while it has events: block on it and the bell, then take the events.
+    struct pollfd instance = {.fd = e->instance, .events = POLLIN};
+    long ready = hc_poll_with_bell(wait, &instance, 1, slice, e->mask);
+    if (ready < 0) {
+        wait->error = errno;
+        return HC_ERROR;
+    }
+    return ready > 0 ? epoll_for(wait, 0, NULL) : 0;
 }
 
 static int epoll_until(int instance, struct epoll_event *events, int capacity, int has_deadline, int64_t deadline, const sigset_t *mask) {

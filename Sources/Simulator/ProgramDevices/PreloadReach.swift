@@ -71,15 +71,25 @@ enum PreloadReach {
 
     /// Whether the ELF file at `path` was built by Go: it holds the `.go.buildinfo` section's magic.
     static func isGo(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return false }
-        let bytes = [UInt8](data)
-        guard bytes.count >= Self.goMagic.count else { return false }
-        var index = 0
-        while let found = bytes[index...].firstIndex(of: 0xff) {
-            if found + Self.goMagic.count <= bytes.count, bytes[found..<(found + Self.goMagic.count)].elementsEqual(Self.goMagic) { return true }
-            index = found + 1
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size >= Self.goMagic.count else { return false }
+        let size = Int(info.st_size)
+        // The file mapped, and searched with the C library's memchr for the magic's first byte: a program of megabytes
+        // in a few milliseconds, with no copy.
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else { return false }
+        defer { munmap(mapped, size) }
+        let bytes = UnsafeRawPointer(mapped)
+        return Self.goMagic.withUnsafeBytes { magic in
+            var at = 0
+            while at + magic.count <= size, let found = memchr(bytes + at, Int32(magic[0]), size - magic.count + 1 - at) {
+                if memcmp(found, magic.baseAddress!, magic.count) == 0 { return true }
+                at = bytes.distance(to: UnsafeRawPointer(found)) + 1
+            }
+            return false
         }
-        return false
     }
 
     /// The first bytes of Go's `.go.buildinfo` section: 0xff, then " Go buildinf:".

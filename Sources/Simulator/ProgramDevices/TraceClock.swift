@@ -73,13 +73,13 @@ public final class TraceClock: @unchecked Sendable {
         ["LD_PRELOAD": [library, preloads].compactMap { $0 }.joined(separator: ":"), "HAL_CLOCK_FILE": file]
     }
 
-    /// Whether the process `pid` has ended: it is gone, or a zombie waiting to be reaped.
+    /// Whether the child process `pid` has ended: it is a zombie waiting to be reaped (seen without reaping it), or
+    /// it was reaped already (or is no child of this process).
     public static func hasEnded(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
-        // The state follows the command's name, which is in parentheses and may hold spaces.
-        guard let close = stat.lastIndex(of: ")") else { return true }
-        let state = stat[close...].dropFirst(2).first
-        return state == "Z" || state == "X"
+        var info = siginfo_t()
+        // With WNOHANG and no child to report, Linux leaves the record zeroed.
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return true }
+        return info.si_signo == SIGCHLD
     }
 
     /// The trace time now.
@@ -389,17 +389,31 @@ public final class TraceClock: @unchecked Sendable {
     private func waitForQuiescence(roots: () -> [Int32], guardSeconds: Double, stopped: () -> Bool) -> Bool {
         let start = MonotonicClock.now
         var spins = 0
+        var patience = Self.firstPatience
         while true {
             if stopped() { return false }
+            let changes = hal_clock_changes(handle)
             if isQuiescent(roots()) { return true }
             spins += 1
             if spins % 64 == 0 {
                 let waited = start.duration(to: MonotonicClock.now)
                 if waited > .nanoseconds(Int64(guardSeconds * 1e9)) { return false }
-                if debug, waited > .seconds(1), spins % 8192 == 0 { FileHandle.standardError.write(Data("hal clock: at \(now), waiting for \(describeBusy())\n".utf8)) }
+                if debug, waited > .seconds(1), spins % 1024 == 0 { FileHandle.standardError.write(Data("hal clock: at \(now), waiting for \(describeBusy())\n".utf8)) }
             }
-            usleep(spins < 100 ? 20 : 100)
+            patience = awaitChange(since: changes, patience: patience)
         }
+    }
+
+    /// How long the scheduler first blocks for a change in the program before it looks again anyway (ns): a thread
+    /// that blocks in a call the preload does not see (glibc's own reads) tells nothing.
+    private static let firstPatience: Int64 = 20_000
+    /// The longest it blocks so.
+    private static let lastPatience: Int64 = 2_000_000
+
+    /// Blocks until the program changed since `changes` (a thread began or ended a wait), or for `patience`; returns
+    /// the next patience: the first again after a change, twice as long after none.
+    private func awaitChange(since changes: UInt32, patience: Int64) -> Int64 {
+        hal_clock_await_change(handle, changes, patience) == 1 ? Self.firstPatience : min(patience * 2, Self.lastPatience)
     }
 
     /// Ends every device's wait: the run is over.
