@@ -98,6 +98,44 @@ import TraceFormat
         try expectNothingLeft(scratch)
     }
 
+    /// `hal` run from a SwiftPM build folder that lacks `hal-testbed` (as after `swift run hal`) builds it there with
+    /// `swift build` first, once, and says so; a failed build is an error with swift's output. The package here is a
+    /// stand-in whose `hal-testbed` is a C program that exits 3, so the run fails after the build, at the testbed.
+    @Test func aMissingHelperIsBuiltBesideHal() async throws {
+        let (scratch, trace) = try prepare()
+        let root = scratch + "/package"
+        try FileManager.default.createDirectory(atPath: root + "/Sources/Testbed", withIntermediateDirectories: true)
+        // The layout SwiftPM makes: hal in .build/TRIPLE/debug (.build/debug links there).
+        let layout = try #require(halExecutable.range(of: "/.build/").map { String(halExecutable[$0.upperBound...]) }, "\(halExecutable) is not in a .build folder")
+        let folder = root + "/.build/" + layout.dropLast("/hal".count)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try """
+            // swift-tools-version:5.9
+            import PackageDescription
+            let package = Package(
+                name: "helpers", products: [.executable(name: "hal-testbed", targets: ["Testbed"])],
+                targets: [.executableTarget(name: "Testbed", path: "Sources/Testbed")])
+            """.write(toFile: root + "/Package.swift", atomically: true, encoding: .utf8)
+        try "int main(void) { return 3; }\n".write(toFile: root + "/Sources/Testbed/main.c", atomically: true, encoding: .utf8)
+        let hal = folder + "/hal"
+        try FileManager.default.copyItem(atPath: halExecutable, toPath: hal)
+        func run() async throws -> (status: Int32, output: String) {
+            try await runProcess(hal, ["exec", trace, "--clock", "wall", "--", "/bin/true"], environment: ["TMPDIR": scratch], timeout: 600)
+        }
+        var (status, output) = try await run()
+        #expect(output.contains("hal exec: building hal-testbed beside hal (swift build -c debug --product hal-testbed), once"), "\(output)")
+        #expect(FileManager.default.isExecutableFile(atPath: folder + "/hal-testbed"), "\(output)")
+        #expect(status != 0 && output.contains("hal-testbed"), "\(output)")
+        (status, output) = try await run()
+        #expect(!output.contains("building"), "\(output)")
+        // A package that cannot build it: the error says what swift said.
+        try FileManager.default.removeItem(atPath: folder + "/hal-testbed")
+        try "int main(void) { return }\n".write(toFile: root + "/Sources/Testbed/main.c", atomically: true, encoding: .utf8)
+        (status, output) = try await run()
+        #expect(status != 0 && output.contains("building hal-testbed beside hal failed") && output.contains("main.c"), "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// A device asked of a channel whose kind it cannot carry, an unknown channel and an unknown type are refused
     /// with what would work.
     @Test func aDeviceThatCannotCarryTheChannelIsRefused() async throws {

@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 public import HAL
 import LibC
@@ -535,25 +536,33 @@ final class ScratchFolder: Sendable {
 
 /// Where the testbed host and umockdev's preload library are, and stopping the host.
 enum TestbedHost {
-    /// `hal-testbed`: `$HAL_TESTBED`, else beside this program, else on `PATH`.
+    /// `hal-testbed`: `$HAL_TESTBED`, else beside this program (built there first when this program runs from a
+    /// SwiftPM build folder without it, as after `swift run hal`), else on `PATH`.
     static func executable(environment: [String: String]) throws -> String {
         if let path = environment["HAL_TESTBED"] {
             guard access(path, X_OK) == 0 else { throw ProgramError("HAL_TESTBED=\(path) is not an executable file") }
             return path
         }
         let folder = runningProgramFolder() ?? "."
+        if access(folder + "/hal-testbed", X_OK) != 0, ChildProcess.resolve("hal-testbed", path: environment["PATH"] ?? "") == nil {
+            try HelperBuild.build(product: "hal-testbed", into: folder, environment: environment)
+        }
         if access(folder + "/hal-testbed", X_OK) == 0 { return folder + "/hal-testbed" }
         if let found = ChildProcess.resolve("hal-testbed", path: environment["PATH"] ?? "") { return found }
         throw ProgramError("hal-testbed is not beside \(folder) nor on PATH; build it with `swift build --product hal-testbed`")
     }
 
-    /// `libhal-clock.so`, which puts a program on the trace's clock: `$HAL_CLOCK_PRELOAD`, else beside this program.
+    /// `libhal-clock.so`, which puts a program on the trace's clock: `$HAL_CLOCK_PRELOAD`, else beside this program
+    /// (built there first when this program runs from a SwiftPM build folder without it).
     static func clockLibrary(environment: [String: String]) throws -> String {
         if let path = environment["HAL_CLOCK_PRELOAD"] {
             guard access(path, R_OK) == 0 else { throw ProgramError("HAL_CLOCK_PRELOAD=\(path) is not a readable file") }
             return path
         }
         let folder = runningProgramFolder() ?? "."
+        if access(folder + "/libhal-clock.so", R_OK) != 0 {
+            try HelperBuild.build(product: "hal-clock", into: folder, environment: environment)
+        }
         guard access(folder + "/libhal-clock.so", R_OK) == 0 else {
             throw ProgramError("libhal-clock.so is not beside \(folder); build it with `swift build --product hal-clock`, or run with --clock wall")
         }
@@ -581,5 +590,44 @@ enum TestbedHost {
     /// Stops the host with SIGTERM, so that it removes its testbed, and kills it if it has not ended a second later.
     static func stop(_ host: ChildProcess) {
         host.terminate(grace: 1)
+    }
+}
+
+/// Builds a helper product `hal exec` needs (`hal-testbed`, `hal-clock`) beside `hal` when `hal` runs from a SwiftPM
+/// build folder (`ROOT/.build[/TRIPLE]/CONFIGURATION`, with `ROOT/Package.swift`) and the helper is missing there:
+/// `swift run hal` builds `hal` alone. Anywhere else (an installed `hal`) it does nothing.
+enum HelperBuild {
+    /// Runs `swift build -c CONFIGURATION --product PRODUCT` in the package, saying so on standard error first; throws
+    /// with swift's output when it fails.
+    static func build(product: String, into folder: String, environment: [String: String]) throws {
+        let configuration = String(folder.split(separator: "/").last ?? "")
+        guard configuration == "debug" || configuration == "release" else { return }
+        var buildPath = folder
+        for _ in 0..<2 {
+            buildPath = String(buildPath[..<(buildPath.lastIndex(of: "/") ?? buildPath.startIndex)])
+            let root = String(buildPath[..<(buildPath.lastIndex(of: "/") ?? buildPath.startIndex)])
+            guard access(root + "/Package.swift", R_OK) == 0 else { continue }
+            guard let swift = ChildProcess.resolve("swift", path: environment["PATH"] ?? "") else { return }
+            let notice = Array("hal exec: building \(product) beside hal (swift build -c \(configuration) --product \(product)), once\n".utf8)
+            _ = notice.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            let child = try ChildProcess(
+                executable: swift, arguments: ["build", "-c", configuration, "--product", product, "--package-path", root, "--build-path", buildPath],
+                environment: environment)
+            let errors = Locked<[String]>([])
+            let read = DispatchSemaphore(value: 0)
+            DetachedThread.start(name: "swift build errors") {
+                ChildProcess.readLines(child.standardError) { line in errors.withLock { $0.append(line) } }
+                read.signal()
+            }
+            var lines: [String] = []
+            ChildProcess.readLines(child.standardOutput) { lines.append($0) }
+            read.wait()
+            let ending = child.wait()
+            guard ending == .exited(0) else {
+                let output = (lines + errors.withLock { $0 }).suffix(40).joined(separator: "\n")
+                throw ProgramError("building \(product) beside hal failed (swift build -c \(configuration) --product \(product): \(ending)):\n\(output)")
+            }
+            return
+        }
     }
 }
