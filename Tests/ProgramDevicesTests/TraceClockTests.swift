@@ -237,6 +237,20 @@ import Testing
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// A program that closes its standard output (or sends it to /dev/null with `exec`) lets time move: the ended
+    /// pipe has nothing more for hal to take. Its reader used to ask the closed descriptor, and time stood still until
+    /// the spin guard stopped the program.
+    @Test func aProgramThatClosesItsOutputStillMovesTime() async throws {
+        let scratch = try makeScratchFolder()
+        var run = try await exec([walk, "--device", "gps=nmea", "--no-speaker", "--end", "3", "--", "/bin/sh", "-c", "exec >&-; sleep 2; echo slept >&2"], scratch: scratch)
+        #expect(run.status == 0 && run.output.contains("[    2.000] stderr: slept"), "\(run.output)")
+        run = try await exec(
+            [walk, "--device", "gps=nmea", "--no-speaker", "--end", "5", "--", "/bin/sh", "-c", "stty raw < $HAL_DEVICE_GPS; exec cat $HAL_DEVICE_GPS > /dev/null"],
+            scratch: scratch)
+        #expect(run.output.contains("serial GPS: 6 fixes written as NMEA, 6 read by the program"), "\(run.output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// `aplay` waits for its clip as on a sound card, in the trace's time: a shell that plays a 0.5 s tone prints
     /// its next line when aplay's last write returned, 0.427 s later (the clip less the 73 ms that the speaker's FIFO
     /// and alsa-lib's buffer still hold then), with the clip's start and end in the log; the same in 20 runs.

@@ -350,7 +350,7 @@ public struct ProgramRun: Sendable {
         default: ended = context.traceTime(of: clock.now)
         }
         if ending == .spinning {
-            onReport("the program ran \(printfFormat("%.0f", guardSeconds)) s of wall time without waiting, so the trace's time could not move past \(printfFormat("%.3f", origin.duration(to: ended).seconds)) s; a program that computes without waiting runs with --clock wall")
+            onReport("the program ran \(printfFormat("%.0f", guardSeconds)) s of wall time without waiting, so the trace's time could not move past \(printfFormat("%.3f", origin.duration(to: ended).seconds)) s (it last waited for \(traceClock?.describeBusy() ?? "?")); a program that computes without waiting runs with --clock wall")
         }
         feeding.cancel()
         timer.cancel()
@@ -448,14 +448,21 @@ public final class ProgramStop: Sendable {
 final class OutputPipeReader: Sendable {
     private let descriptor: Int32
     private let busy = Locked(true)
+    /// Set once the pipe has ended and its descriptor is closed: a program that closes or redirects its output
+    /// (`exec cmd > /dev/null`) has nothing more to be taken.
+    private let ended = Locked(false)
 
     init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// Whether every byte written so far has been taken.
     @Sendable func isIdle() -> Bool {
-        guard !busy.withLock({ $0 }) else { return false }
-        var pending: Int32 = 0
-        return ioctl(descriptor, UInt(FIONREAD), &pending) == 0 && pending == 0 && !busy.withLock { $0 }
+        // Under the lock, so that the descriptor is not closed (and its number reused) while it is asked.
+        ended.withLock { ended in
+            if ended { return true }
+            guard !busy.withLock({ $0 }) else { return false }
+            var pending: Int32 = 0
+            return ioctl(descriptor, UInt(FIONREAD), &pending) == 0 && pending == 0 && !busy.withLock { $0 }
+        }
     }
 
     /// Reads lines until the end of the pipe, handing each to `body`, then closes it.
@@ -479,8 +486,11 @@ final class OutputPipeReader: Sendable {
             }
         }
         if !pending.isEmpty { body(String(decoding: pending, as: UTF8.self)) }
+        ended.withLock { ended in
+            close(descriptor)
+            ended = true
+        }
         busy.withLock { $0 = false }
-        close(descriptor)
     }
 }
 

@@ -350,8 +350,9 @@ public final class TraceClock: @unchecked Sendable {
     private let lastBusy = Locked<Int32>(0)
     private let debug = ProcessInfo.processInfo.environment["HAL_CLOCK_DEBUG"] != nil
 
-    /// The thread that runs without waiting, in words: `thread 1234 (python3) in state R`.
-    private func describeBusy() -> String {
+    /// What kept time from moving at the scheduler's last look, in words: `thread 1234 (python3) in state R, system
+    /// call running`.
+    public func describeBusy() -> String {
         let tid = lastBusy.withLock { $0 }
         if tid <= -1000 { return "this side's check \(-1000 - tid)" }
         guard tid > 0 else { return "a process starting or ending" }
