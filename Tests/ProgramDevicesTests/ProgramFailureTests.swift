@@ -98,13 +98,15 @@ import TraceFormat
         try expectNothingLeft(scratch)
     }
 
-    /// `hal` run from a SwiftPM build folder that lacks `hal-testbed` (as after `swift run hal`) builds it there with
-    /// `swift build` first, once, and says so; a failed build is an error with swift's output. The package here is a
-    /// stand-in whose `hal-testbed` is a C program that exits 3, so the run fails after the build, at the testbed.
+    /// `hal` run from a SwiftPM build folder that lacks `libhal-clock.so` and `hal-testbed` (as after `swift run hal`)
+    /// builds them there with `swift build` first, once, and says so; a failed build is an error with swift's output.
+    /// The package here is a stand-in: its `hal-clock` is an empty C library and its `hal-testbed` a C program that
+    /// exits 3, so the run fails after the builds, at the testbed.
     @Test func aMissingHelperIsBuiltBesideHal() async throws {
         let (scratch, trace) = try prepare()
         let root = scratch + "/package"
         try FileManager.default.createDirectory(atPath: root + "/Sources/Testbed", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/Sources/Clock/include", withIntermediateDirectories: true)
         // The layout SwiftPM makes: hal in .build/TRIPLE/debug (.build/debug links there).
         let layout = try #require(halExecutable.range(of: "/.build/").map { String(halExecutable[$0.upperBound...]) }, "\(halExecutable) is not in a .build folder")
         let folder = root + "/.build/" + layout.dropLast("/hal".count)
@@ -113,17 +115,21 @@ import TraceFormat
             // swift-tools-version:5.9
             import PackageDescription
             let package = Package(
-                name: "helpers", products: [.executable(name: "hal-testbed", targets: ["Testbed"])],
-                targets: [.executableTarget(name: "Testbed", path: "Sources/Testbed")])
+                name: "helpers",
+                products: [.executable(name: "hal-testbed", targets: ["Testbed"]), .library(name: "hal-clock", type: .dynamic, targets: ["Clock"])],
+                targets: [.executableTarget(name: "Testbed", path: "Sources/Testbed"), .target(name: "Clock", path: "Sources/Clock")])
             """.write(toFile: root + "/Package.swift", atomically: true, encoding: .utf8)
         try "int main(void) { return 3; }\n".write(toFile: root + "/Sources/Testbed/main.c", atomically: true, encoding: .utf8)
+        try "int hal_stand_in(void) { return 0; }\n".write(toFile: root + "/Sources/Clock/clock.c", atomically: true, encoding: .utf8)
         let hal = folder + "/hal"
         try FileManager.default.copyItem(atPath: halExecutable, toPath: hal)
         func run() async throws -> (status: Int32, output: String) {
             try await runProcess(hal, ["exec", trace, "--clock", "wall", "--", "/bin/true"], environment: ["TMPDIR": scratch], timeout: 600)
         }
         var (status, output) = try await run()
+        #expect(output.contains("hal exec: building hal-clock beside hal (swift build -c debug --product hal-clock), once"), "\(output)")
         #expect(output.contains("hal exec: building hal-testbed beside hal (swift build -c debug --product hal-testbed), once"), "\(output)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/libhal-clock.so"), "\(output)")
         #expect(FileManager.default.isExecutableFile(atPath: folder + "/hal-testbed"), "\(output)")
         #expect(status != 0 && output.contains("hal-testbed"), "\(output)")
         (status, output) = try await run()

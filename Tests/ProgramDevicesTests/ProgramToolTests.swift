@@ -374,6 +374,22 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// A program that probes device nodes that exist nowhere is told ENOENT, on either clock, as many times as it
+    /// asks: `aplay -l` (alsa-lib probes 32 cards) says there is no sound card and exits 0, and 200 failed opens of
+    /// `/dev/snd/controlCN` leave the program running. umockdev's preload alone aborts the program at its 50th
+    /// failed open (`fd_map_add(): overflow`).
+    @Test(arguments: ["wall", "trace"]) func probingMissingNodesNeverCrashes(clock: String) async throws {
+        let scratch = try makeScratchFolder()
+        let (trace, _) = try inputTrace(in: scratch)
+        let probe = "import os\nmissing = 0\nfor n in range(200):\n    try:\n        os.close(os.open(f'/dev/snd/controlC{n}', os.O_RDONLY))\n    except FileNotFoundError:\n        missing += 1\nprint('missing', missing)"
+        let (status, output) = try await exec(
+            [trace, "--clock", clock, "--end", "1", "--", "/bin/sh", "-c", "aplay -l; echo aplay $?; /usr/bin/python3 -c \"$0\"", probe], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("no soundcards found") && output.contains("aplay 0") && output.contains("missing 200"), "\(output)")
+        #expect(!output.contains("overflow"), "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// A camera channel as V4L2, seen with v4l2-ctl: the device and its one format, three frames streamed with
     /// USERPTR equal to the trace's, byte for byte, and MMAP streaming refused (umockdev cannot map device memory).
     @Test func v4l2CtlStreamsTheCameraWithUserPointers() async throws {

@@ -189,8 +189,10 @@ public struct ProgramRun: Sendable {
         defer { scratch.remove() }
         var plan = TestbedPlan(folder: scratch.devices, origin: recordedOrigin, rate: options.rate)
         plan.liveChannels = options.live?.channels ?? []
-        let traceClock = onTraceClock
-            ? try TraceClock(folder: scratch.path, origin: recordedOrigin, library: try TestbedHost.clockLibrary(environment: environment)) : nil
+        // libhal-clock.so goes before umockdev's preload on either clock: it owns the program's time on the trace's, and
+        // answers opens of device nodes that exist nowhere on both (nodes.c).
+        let halPreload = try TestbedHost.clockLibrary(environment: environment)
+        let traceClock = onTraceClock ? try TraceClock(folder: scratch.path, origin: recordedOrigin, library: halPreload) : nil
         if let traceClock {
             plan.clockEnvironment = traceClock.environment(preloads: nil)
             // Every channel is written by the run at its time on the trace's clock, as a live one is, rather than by
@@ -232,7 +234,7 @@ public struct ProgramRun: Sendable {
         }
         var childEnvironment = [
             "PATH": path, "HOME": environment["HOME"] ?? "/", "LANG": "C.UTF-8", "TMPDIR": scratch.temporary, "PYTHONUNBUFFERED": "1",
-            "LD_PRELOAD": preload, "UMOCKDEV_DIR": root,
+            "LD_PRELOAD": halPreload + ":" + preload, "UMOCKDEV_DIR": root,
         ]
         if let traceClock { for (key, value) in traceClock.environment(preloads: preload) { childEnvironment[key] = value } }
         for (key, value) in plan.environment { childEnvironment[key] = value }
@@ -562,7 +564,8 @@ enum TestbedHost {
         throw ProgramError("hal-testbed is not beside \(folder) nor on PATH; build it with `swift build --product hal-testbed`")
     }
 
-    /// `libhal-clock.so`, which puts a program on the trace's clock: `$HAL_CLOCK_PRELOAD`, else beside this program
+    /// `libhal-clock.so`, which puts a program on the trace's clock and answers opens of device nodes that exist
+    /// nowhere: `$HAL_CLOCK_PRELOAD`, else beside this program
     /// (built there first when this program runs from a SwiftPM build folder without it).
     static func clockLibrary(environment: [String: String]) throws -> String {
         if let path = environment["HAL_CLOCK_PRELOAD"] {
@@ -574,7 +577,7 @@ enum TestbedHost {
             try HelperBuild.build(product: "hal-clock", into: folder, environment: environment)
         }
         guard access(folder + "/libhal-clock.so", R_OK) == 0 else {
-            throw ProgramError("libhal-clock.so is not beside \(folder); build it with `swift build --product hal-clock`, or run with --clock wall")
+            throw ProgramError("libhal-clock.so is not beside \(folder); build it with `swift build --product hal-clock`")
         }
         return folder + "/libhal-clock.so"
     }
