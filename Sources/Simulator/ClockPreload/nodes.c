@@ -52,63 +52,49 @@ typedef int (*openat_type)(int, const char *, int, ...);
 typedef int (*open_2_type)(const char *, int);
 typedef int (*openat_2_type)(int, const char *, int);
 
-HC_EXPORT int open(const char *path, int flags, ...) {
-    mode_t mode = 0;
-    MODE(flags, mode);
-    if (missing_node(path, flags)) return -1;
-    NEXT_OPEN("open", open_type);
-    return next(path, flags, mode);
-}
+/// open and open64, which take a mode when they create.
+#define WRAP_OPEN(name)                                                                                                \
+    HC_EXPORT int name(const char *path, int flags, ...) {                                                             \
+        mode_t mode = 0;                                                                                               \
+        MODE(flags, mode);                                                                                             \
+        if (missing_node(path, flags)) return -1;                                                                      \
+        NEXT_OPEN(#name, open_type);                                                                                   \
+        return next(path, flags, mode);                                                                                \
+    }
 
-HC_EXPORT int open64(const char *path, int flags, ...) {
-    mode_t mode = 0;
-    MODE(flags, mode);
-    if (missing_node(path, flags)) return -1;
-    NEXT_OPEN("open64", open_type);
-    return next(path, flags, mode);
-}
+/// openat and openat64.
+#define WRAP_OPENAT(name)                                                                                              \
+    HC_EXPORT int name(int folder, const char *path, int flags, ...) {                                                 \
+        mode_t mode = 0;                                                                                               \
+        MODE(flags, mode);                                                                                             \
+        if (missing_node(path, flags)) return -1;                                                                      \
+        NEXT_OPEN(#name, openat_type);                                                                                 \
+        return next(folder, path, flags, mode);                                                                        \
+    }
 
-HC_EXPORT int openat(int folder, const char *path, int flags, ...) {
-    mode_t mode = 0;
-    MODE(flags, mode);
-    if (missing_node(path, flags)) return -1;
-    NEXT_OPEN("openat", openat_type);
-    return next(folder, path, flags, mode);
-}
+/// The fortified __open_2 and __open64_2, which never create.
+#define WRAP_OPEN_2(name)                                                                                              \
+    int name(const char *path, int flags);                                                                             \
+    HC_EXPORT int name(const char *path, int flags) {                                                                  \
+        if (missing_node(path, flags)) return -1;                                                                      \
+        NEXT_OPEN(#name, open_2_type);                                                                                 \
+        return next(path, flags);                                                                                      \
+    }
 
-HC_EXPORT int openat64(int folder, const char *path, int flags, ...) {
-    mode_t mode = 0;
-    MODE(flags, mode);
-    if (missing_node(path, flags)) return -1;
-    NEXT_OPEN("openat64", openat_type);
-    return next(folder, path, flags, mode);
-}
+/// __openat_2 and __openat64_2.
+#define WRAP_OPENAT_2(name)                                                                                            \
+    int name(int folder, const char *path, int flags);                                                                 \
+    HC_EXPORT int name(int folder, const char *path, int flags) {                                                      \
+        if (missing_node(path, flags)) return -1;                                                                      \
+        NEXT_OPEN(#name, openat_2_type);                                                                               \
+        return next(folder, path, flags);                                                                              \
+    }
 
-int __open_2(const char *path, int flags);
-int __open64_2(const char *path, int flags);
-int __openat_2(int folder, const char *path, int flags);
-int __openat64_2(int folder, const char *path, int flags);
-
-HC_EXPORT int __open_2(const char *path, int flags) {
-    if (missing_node(path, flags)) return -1;
-    NEXT_OPEN("__open_2", open_2_type);
-    return next(path, flags);
-}
-
-HC_EXPORT int __open64_2(const char *path, int flags) {
-    if (missing_node(path, flags)) return -1;
-    NEXT_OPEN("__open64_2", open_2_type);
-    return next(path, flags);
-}
-
-HC_EXPORT int __openat_2(int folder, const char *path, int flags) {
-    if (missing_node(path, flags)) return -1;
-    NEXT_OPEN("__openat_2", openat_2_type);
-    return next(folder, path, flags);
-}
-
-HC_EXPORT int __openat64_2(int folder, const char *path, int flags) {
-    if (missing_node(path, flags)) return -1;
-    NEXT_OPEN("__openat64_2", openat_2_type);
-    return next(folder, path, flags);
-}
+WRAP_OPEN(open)
+WRAP_OPEN(open64)
+WRAP_OPENAT(openat)
+WRAP_OPENAT(openat64)
+WRAP_OPEN_2(__open_2)
+WRAP_OPEN_2(__open64_2)
+WRAP_OPENAT_2(__openat_2)
+WRAP_OPENAT_2(__openat64_2)
