@@ -107,9 +107,12 @@ import TraceFormat
         let root = scratch + "/package"
         try FileManager.default.createDirectory(atPath: root + "/Sources/Testbed", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/Sources/Clock/include", withIntermediateDirectories: true)
-        // The layout SwiftPM makes: hal in .build/TRIPLE/debug (.build/debug links there).
-        let layout = try #require(halExecutable.range(of: "/.build/").map { String(halExecutable[$0.upperBound...]) }, "\(halExecutable) is not in a .build folder")
-        let folder = root + "/.build/" + layout.dropLast("/hal".count)
+        // The layout SwiftPM makes: hal in BUILD/TRIPLE/CONFIGURATION (BUILD/CONFIGURATION links there), whatever the
+        // build folder's name (.build, or a sanitizer's .build-tsan).
+        let parts = halExecutable.split(separator: "/")
+        try #require(parts.count >= 3, "\(halExecutable)")
+        let configuration = parts[parts.count - 2]
+        let folder = root + "/.build/" + parts[parts.count - 3] + "/" + configuration
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try """
             // swift-tools-version:5.9
@@ -127,8 +130,8 @@ import TraceFormat
             try await runProcess(hal, ["exec", trace, "--clock", "wall", "--", "/bin/true"], environment: ["TMPDIR": scratch], timeout: 600)
         }
         var (status, output) = try await run()
-        #expect(output.contains("hal exec: building hal-clock beside hal (swift build -c debug --product hal-clock), once"), "\(output)")
-        #expect(output.contains("hal exec: building hal-testbed beside hal (swift build -c debug --product hal-testbed), once"), "\(output)")
+        #expect(output.contains("hal exec: building hal-clock beside hal (swift build -c \(configuration) --product hal-clock), once"), "\(output)")
+        #expect(output.contains("hal exec: building hal-testbed beside hal (swift build -c \(configuration) --product hal-testbed), once"), "\(output)")
         #expect(FileManager.default.fileExists(atPath: folder + "/libhal-clock.so"), "\(output)")
         #expect(FileManager.default.isExecutableFile(atPath: folder + "/hal-testbed"), "\(output)")
         #expect(status != 0 && output.contains("hal-testbed"), "\(output)")
