@@ -548,10 +548,10 @@ final class ScratchFolder: Sendable {
 
 /// Where the testbed host and umockdev's preload library are, and stopping the host.
 enum TestbedHost {
-    /// `hal-testbed`: `$HAL_TESTBED`, else beside this program (built there first when this program runs from a
+    /// `hal-testbed`: `$HAL_TESTBED` (when set and not empty), else beside this program (built there first when this program runs from a
     /// SwiftPM build folder without it, as after `swift run hal`), else on `PATH`.
     static func executable(environment: [String: String]) throws -> String {
-        if let path = environment["HAL_TESTBED"] {
+        if let path = environment["HAL_TESTBED"], !path.isEmpty {
             guard access(path, X_OK) == 0 else { throw ProgramError("HAL_TESTBED=\(path) is not an executable file") }
             return path
         }
@@ -565,10 +565,10 @@ enum TestbedHost {
     }
 
     /// `libhal-clock.so`, which puts a program on the trace's clock and answers opens of device nodes that exist
-    /// nowhere: `$HAL_CLOCK_PRELOAD`, else beside this program
+    /// nowhere: `$HAL_CLOCK_PRELOAD` (when set and not empty), else beside this program
     /// (built there first when this program runs from a SwiftPM build folder without it).
     static func clockLibrary(environment: [String: String]) throws -> String {
-        if let path = environment["HAL_CLOCK_PRELOAD"] {
+        if let path = environment["HAL_CLOCK_PRELOAD"], !path.isEmpty {
             guard access(path, R_OK) == 0 else { throw ProgramError("HAL_CLOCK_PRELOAD=\(path) is not a readable file") }
             return path
         }
