@@ -358,6 +358,10 @@ public struct ProgramRun: Sendable {
         timer.cancel()
         var killed = false
         func hasExited() -> Bool { exited.withLock { $0 != nil } }
+        // Ended: reaped, or a zombie the reaper has not reaped yet (a busy machine's reaper can be late, and a program
+        // that died of the SIGTERM must not be reported as killed after the grace period).
+        let pid = child.pid
+        let hasEnded = { @Sendable in exited.withLock { $0 != nil } || TraceClock.hasEnded(pid) }
         if ending != .exited {
             child.signalGroup(SIGTERM)
             // On the trace's clock, the program's own waits while it shuts down go on in the trace's time, and so does
@@ -367,12 +371,12 @@ public struct ProgramRun: Sendable {
             if let traceClock {
                 let until = ended + .nanoseconds(Int64((options.grace * 1e9).rounded()))
                 DetachedThread.start(name: "trace clock, stopping") {
-                    if !traceClock.drain(roots: { roots }, until: until, stopped: { exited.withLock { $0 != nil } }) { graceOver.withLock { $0 = true } }
+                    if !traceClock.drain(roots: { roots }, until: until, stopped: hasEnded) { graceOver.withLock { $0 = true } }
                 }
             }
             let deadline = clock.now + .nanoseconds(Int64(options.grace * 1e9) + (traceClock == nil ? 0 : Int64(guardSeconds * 1e9)))
-            while !hasExited(), !graceOver.withLock({ $0 }), clock.now < deadline { try? await clock.sleep(for: .milliseconds(10)) }
-            if !hasExited() {
+            while !hasEnded(), !graceOver.withLock({ $0 }), clock.now < deadline { try? await clock.sleep(for: .milliseconds(10)) }
+            if !hasEnded() {
                 killed = true
                 child.signalGroup(SIGKILL)
             }
