@@ -316,13 +316,13 @@ public struct ProgramRun: Sendable {
         let driven = Locked<TraceClock.Outcome?>(nil)
         // hal-testbed answers the program's ioctls from its own threads: time must not move while it does.
         let roots = plan.clockedProcesses + [host.pid, child.pid]
+        // The program's end, seen at once: reaped, or a zombie the reaper has not reaped yet, so that time never moves
+        // past the moment it exited, and a program that died of the end's SIGTERM is not reported as killed after the
+        // grace period because its reaper was late.
+        let pid = child.pid
+        let hasEnded = { @Sendable in exited.withLock { $0 != nil } || TraceClock.hasEnded(pid) }
         if let traceClock {
-            // The program's end, seen at once: its process gone or a zombie, before the reaper's wait returns, so that
-            // time never moves past the moment it exited.
-            let pid = child.pid
-            let exitedNow = { @Sendable in
-                exited.withLock { $0 != nil } || interrupted.withLock { $0 } || TraceClock.hasEnded(pid)
-            }
+            let exitedNow = { @Sendable in hasEnded() || interrupted.withLock { $0 } }
             DetachedThread.start(name: "trace clock") {
                 let outcome = traceClock.drive(
                     roots: { roots }, until: endTime, inputsEnd: inputs.end, guardSeconds: guardSeconds, stopped: exitedNow)
@@ -358,10 +358,6 @@ public struct ProgramRun: Sendable {
         timer.cancel()
         var killed = false
         func hasExited() -> Bool { exited.withLock { $0 != nil } }
-        // Ended: reaped, or a zombie the reaper has not reaped yet (a busy machine's reaper can be late, and a program
-        // that died of the SIGTERM must not be reported as killed after the grace period).
-        let pid = child.pid
-        let hasEnded = { @Sendable in exited.withLock { $0 != nil } || TraceClock.hasEnded(pid) }
         if ending != .exited {
             child.signalGroup(SIGTERM)
             // On the trace's clock, the program's own waits while it shuts down go on in the trace's time, and so does
@@ -560,11 +556,10 @@ enum TestbedHost {
             return path
         }
         let folder = runningProgramFolder() ?? "."
-        if access(folder + "/hal-testbed", X_OK) != 0, ChildProcess.resolve("hal-testbed", path: environment["PATH"] ?? "") == nil {
-            try HelperBuild.build(product: "hal-testbed", into: folder, environment: environment)
-        }
         if access(folder + "/hal-testbed", X_OK) == 0 { return folder + "/hal-testbed" }
         if let found = ChildProcess.resolve("hal-testbed", path: environment["PATH"] ?? "") { return found }
+        try HelperBuild.build(product: "hal-testbed", into: folder, environment: environment)
+        if access(folder + "/hal-testbed", X_OK) == 0 { return folder + "/hal-testbed" }
         throw ProgramError("hal-testbed is not beside \(folder) nor on PATH; build it with `swift build --product hal-testbed`")
     }
 

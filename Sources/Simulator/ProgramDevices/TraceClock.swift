@@ -369,9 +369,11 @@ public final class TraceClock: @unchecked Sendable {
     /// `stopped` (it exited; returns true) or until the program waits for nothing due by `until`, the end of its grace
     /// period (returns false, with the time at `until`). Blocks its thread.
     public func drain(roots: @Sendable () -> [Int32], until: Timestamp, stopped: @Sendable () -> Bool) -> Bool {
+        var patience = Self.firstPatience
         while !stopped() {
+            let changes = hal_clock_changes(handle)
             guard isQuiescent(roots()) else {
-                usleep(100)
+                patience = awaitChange(since: changes, patience: patience)
                 continue
             }
             var deadline: Int64 = 0
