@@ -105,6 +105,57 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// evdev's variable-size ioctls answer at any buffer size, as the kernel does: `lsinput` (input-utils) names both
+    /// devices, and a program asking with sizes of its own gets `min(size, length)` bytes and that count (the name
+    /// truncated without its NUL, or whole with it; a key bitmap of 96 bytes at most), `ENOENT` for the missing
+    /// `PHYS`, and `EINVAL` for an event type the kernel has no bitmap for. The node's uevent carries what udev
+    /// would add: the major and minor numbers and the `ID_INPUT*` class.
+    @Test func evdevIoctlsAnswerAtAnySize() async throws {
+        let scratch = try makeScratchFolder()
+        let (trace, _) = try inputTrace(in: scratch)
+        let script = scratch + "/ask.py"
+        try """
+            import errno, fcntl, os
+            def ask(node, nr, size):
+                fd = os.open(node, os.O_RDONLY)
+                buffer = bytearray(size)
+                try:
+                    count = fcntl.ioctl(fd, (2 << 30) | (size << 16) | (ord("E") << 8) | nr, buffer, True)
+                    return "%d %s" % (count, buffer[:count].hex())
+                except OSError as error:
+                    return errno.errorcode[error.errno]
+                finally:
+                    os.close(fd)
+            touch, keys = os.environ["HAL_DEVICE_TOUCH"], os.environ["HAL_DEVICE_KEYS"]
+            print("name10", ask(touch, 0x06, 10))
+            print("name300", ask(touch, 0x06, 300))
+            print("keybits5", ask(keys, 0x21, 5))
+            print("keybits200", ask(keys, 0x21, 200))
+            print("absbits3", ask(touch, 0x23, 3))
+            print("phys", ask(touch, 0x07, 64))
+            print("repbits", ask(touch, 0x34, 8))
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let listed = scratch + "/lsinput.txt"
+        let (status, output) = try await exec(
+            [trace, "--end", "5", "--", "/bin/sh", "-c", "lsinput > \(listed); /usr/bin/python3 \(script); cat /sys/class/input/event0/uevent"], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        let lsinput = try String(contentsOfFile: listed, encoding: .utf8)
+        #expect(lsinput.contains("name    : \"HAL simulated touchscreen\"") && lsinput.contains("name    : \"HAL simulated keys\""), "\(lsinput)")
+        let lines = programLines(output)
+        let name = Array("HAL simulated touchscreen".utf8)
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        // Enter (28) is the keys device's only key: bit 4 of byte 3.
+        #expect(lines.contains("name10 10 \(hex(Array(name.prefix(10))))"), "\(output)")
+        #expect(lines.contains("name300 \(name.count + 1) \(hex(name + [0]))"), "\(output)")
+        #expect(lines.contains("keybits5 5 0000001000"), "\(output)")
+        #expect(lines.contains("keybits200 96 0000001000" + String(repeating: "00", count: 91)), "\(output)")
+        #expect(lines.contains("phys ENOENT") && lines.contains("repbits EINVAL"), "\(output)")
+        // ABS_X and ABS_Y (bits 0 and 1) with the multitouch axes from 0x2f up, 3 bytes of 8.
+        #expect(lines.contains("absbits3 3 030000"), "\(output)")
+        #expect(lines.contains("MAJOR=13") && lines.contains("MINOR=64") && lines.contains("ID_INPUT=1") && lines.contains("ID_INPUT_TOUCHSCREEN=1"), "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// python3-evdev, as a Python program reads a device: the keys device's name, its keys, and Enter's press and
     /// release each followed by SYN_REPORT, stamped alike on either clock; the touchscreen's absolute axes and
     /// properties.
@@ -178,9 +229,9 @@ import TraceFormat
 
     /// An IMU trace of 60 scans at 100 Hz: the gyroscope at (0.5, -0.01 i, 3) rad/s and the accelerometer at
     /// (0.05 i, 9.80665, -1) m/s² in scan i.
-    private func imuTrace(in scratch: String) throws -> String {
+    private func imuTrace(in scratch: String, scans: Int = 60) throws -> String {
         var records: [TraceRecord] = []
-        for index in 0..<60 {
+        for index in 0..<scans {
             let at = time(Double(index) * 0.01)
             records.append(TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: at, quantity: .angularVelocity, value: Vector3(x: 0.5, y: -0.01 * Double(index), z: 3)))))
             records.append(TraceRecord(channel: 1, reading: .motion(MotionSample(timestamp: at, quantity: .acceleration, value: Vector3(x: 0.05 * Double(index), y: 9.80665, z: -1)))))
@@ -219,15 +270,16 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
-    /// `iio_readdev` with a channel subset, the usual call, on the trace's clock: the buffer holds the enabled
-    /// channels alone, in index order (the accelerometer's three s16, 6 bytes a scan; with the timestamp, padded to 16),
-    /// and the values are the trace's.
-    @Test func iioReaddevReadsTheChannelsItEnabled() async throws {
+    /// `iio_readdev` with a channel subset, the usual call, on either clock: the buffer holds the enabled channels
+    /// alone, in index order (the accelerometer's three s16, 6 bytes a scan; with the timestamp, padded to 16), and
+    /// the values are the trace's.
+    @Test(arguments: ["trace", "wall"]) func iioReaddevReadsTheChannelsItEnabled(clock: String) async throws {
         let scratch = try makeScratchFolder()
-        let trace = try imuTrace(in: scratch)
+        // On the machine's clock the scans go by whether or not a reader has started: enough for a slow start.
+        let trace = try imuTrace(in: scratch, scans: clock == "wall" ? 600 : 60)
         let plain = scratch + "/plain.bin", stamped = scratch + "/stamped.bin"
         let (status, output) = try await exec(
-            [trace, "--end", "60", "--", "/bin/sh", "-c",
+            [trace, "--clock", clock, "--end", "60", "--", "/bin/sh", "-c",
              "iio_readdev -b 8 -s 32 iio:device0 accel_z accel_x accel_y > \(plain) && iio_readdev -b 8 -s 16 iio:device0 accel_x timestamp > \(stamped)"],
             scratch: scratch)
         #expect(status == 0, "\(output)")

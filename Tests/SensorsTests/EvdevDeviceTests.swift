@@ -26,12 +26,14 @@ struct EvdevDeviceTests {
     static func testbed(_ evemu: String, scratch: String, keysDown: Set<UInt16> = [], events: String? = nil) throws -> Umockdev.Testbed {
         let recording = try recording(evemu)
         let device = UmockdevInputDevice(recording.device, eventNumber: 7, keysDown: keysDown)
-        let files = (umockdev: scratch + "/device.umockdev", ioctl: scratch + "/device.ioctl")
+        let files = (umockdev: scratch + "/device.umockdev", ioctl: scratch + "/device.ioctl", answers: scratch + "/device.answers")
         try device.sysfsTree.write(toFile: files.umockdev, atomically: true, encoding: .utf8)
         try device.ioctls.write(toFile: files.ioctl, atomically: true, encoding: .utf8)
+        try device.answers.write(toFile: files.answers, atomically: true, encoding: .utf8)
         var testbed = Umockdev.Testbed()
         testbed.devices = [files.umockdev]
         testbed.ioctls = [("/dev/input/event7", files.ioctl)]
+        testbed.answers = [("/dev/input/event7", files.answers)]
         // Only the E: lines: umockdev warns about every header line of a full recording.
         let eventsFile = scratch + "/device.events"
         let text = try events ?? String(contentsOfFile: fixture(evemu), encoding: .utf8)

@@ -63,6 +63,7 @@ public final class EvdevServedDevice: ServedDevice {
         testbed.umockdevArguments += [
             "-d", try testbed.write(stem + ".umockdev", device.sysfsTree),
             "-i", "\(device.node)=" + (try testbed.write(stem + ".ioctl", device.ioctls)),
+            "-x", "\(device.node)=" + (try testbed.write(stem + ".answers", device.answers)),
         ]
         if live {
             let fifo = try testbed.makeFIFO(stem + ".live")

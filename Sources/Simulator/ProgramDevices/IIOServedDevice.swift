@@ -14,8 +14,8 @@ import SystemSupport
 ///   each record's time, holding the latest value.
 /// - **Buffered reads (the IMU):** `scan_elements` (`_en`, `_index`, `_type`: `le:s16/16>>0` per axis, then a
 ///   `le:s64/64>>0` timestamp), `buffer/enable`, `buffer/length`, a trigger, and `/dev/iio:deviceN`, whose reads
-///   are umockdev's script of the scans in that layout, one per record time. The script does not know which
-///   channels the program enabled: a program must enable them all (as `iio_readdev` does when it names none).
+///   are the scans written at each record time while the program has the buffer enabled, holding the channels it
+///   enabled, on either clock (live readings: every channel).
 ///
 /// Values are the trace's within one step of the scale: raw = value ÷ scale, rounded.
 public final class IIOServedDevice: ServedDevice {
@@ -30,7 +30,7 @@ public final class IIOServedDevice: ServedDevice {
     private let isIMU: Bool
     /// The scans: a time and each channel axis's raw value, in `iioChannels` order.
     private let scans: [(time: Timestamp, raw: [Int32])]
-    private let state = Locked<(number: Int, folder: String, written: Int, adjusted: Bool, live: String?)>((0, "", 0, false, nil))
+    private let state = Locked<(number: Int, folder: String, written: Int, buffered: Int, live: String?)>((0, "", 0, 0, nil))
     /// Whether the run writes the readings on the trace's clock (from the records, through the live FIFO).
     private let onTraceClock = Locked(false)
 
@@ -157,34 +157,17 @@ public final class IIOServedDevice: ServedDevice {
                 """
         }
         testbed.umockdevArguments += ["-d", try testbed.write("iio\(number).umockdev", tree)]
-        if isIMU, testbed.isLive(channels) {
+        if isIMU {
+            // The buffer's node reads what the run writes into this FIFO: each scan at its time, laid out for the
+            // channels the program enabled when it falls due, as a driver fills its buffer.
             let fifo = try testbed.makeFIFO("iio\(number).live")
             testbed.umockdevArguments += ["-l", "/dev/iio:device\(number)=\(fifo)"]
             state.withLock { $0.live = fifo }
-            onTraceClock.withLock { $0 = testbed.onTraceClock }
-        } else if isIMU {
-            var chunks: [[UInt8]] = []
-            var delays: [Int] = []
-            var previous = 0
-            for scan in scans {
-                chunks.append(Self.bytes(of: scan))
-                let due = Int((Double(scan.time.nanoseconds - testbed.origin.nanoseconds) / 1e6 / testbed.rate).rounded())
-                delays.append(max(0, due - previous))
-                previous = max(previous, due)
-            }
-            // umockdev's script parser skips spaces after the delay, so a stream cannot start with byte 0x20: such a
-            // first sample's low byte is moved by one step.
-            if chunks.first?.first == 0x20 {
-                chunks[0][0] = 0x21
-                state.withLock { $0.adjusted = true }
-            }
-            let script = try testbed.write("iio\(number).script", UmockdevScript.reads(chunks, delays: delays))
-            testbed.umockdevArguments += ["-s", "/dev/iio:device\(number)=\(script)"]
         }
+        onTraceClock.withLock { $0 = testbed.onTraceClock }
         for channel in channels { testbed.environment["HAL_DEVICE_" + TestbedPlan.variableName(channel.channel.id)] = "iio:device\(number)" }
     }
 
-    /// One scan in the buffer's layout: each axis as little-endian s16, padding to 8 bytes, the s64 timestamp.
     /// A scan as the buffer holds it: the `enabled` channels' values (all when `nil`) as s16, then the timestamp as
     /// s64 aligned to 8 bytes when it is enabled; the whole padded to its largest element, as the kernel lays it out.
     private static func bytes(of scan: (time: Timestamp, raw: [Int32]), enabled: [Bool]? = nil, timestamp: Bool = true) -> [UInt8] {
@@ -214,65 +197,55 @@ public final class IIOServedDevice: ServedDevice {
     }
 
     public func feed(_ run: FeedContext) async throws {
-        // On the trace's clock every reading is written at its time as a live one is.
-        if run.live?.carries(channels.map(\.index)) == true || run.clock != nil { return try await feedLive(run) }
-        guard scans.count > 1 else { return }
+        if run.live?.carries(channels.map(\.index)) == true { return try await feedLive(run) }
         let root = run.testbedRoot
         let folder = root + "/sys" + state.withLock { $0.folder }
+        let buffer = try state.withLock({ $0.live }).map { try LiveNode(path: $0) }
         let names = axisNames
-        var previous = scans[0].raw
-        for scan in scans.dropFirst() {
-            try await run.wait(until: scan.time)
-            for (index, name) in names.enumerated() where scan.raw[index] != previous[index] {
+        var current = scans.first?.raw ?? []
+        // On the trace's clock, a scan has reached the reader's side once the buffer's node holds it (a sysfs value is
+        // there as soon as it is renamed into place). A record whose scan is written already, or that goes to sysfs
+        // alone, has nothing in the node to settle.
+        let number = state.withLock { $0.number }
+        let pending = run.clock == nil || buffer == nil ? nil : PendingInput(path: root + "/dev/iio:device\(number)")
+        let wrote = Locked(false)
+        let settled = pending.map { pending in { @Sendable in !wrote.withLock { $0 } || pending.isWaiting() } }
+        // The scans, each whole at its time (the channels' records of one time make one scan), on either clock. As a
+        // driver fills its buffer, a scan goes into the buffer only while the program has it enabled
+        // (`buffer/enable`), and holds the channels it enabled (`scan_elements/*_en`), in index order, each aligned to
+        // its size.
+        var next = 0
+        for await record in run.records(of: channels, settled: settled) {
+            wrote.withLock { $0 = false }
+            guard next < scans.count, scans[next].time <= record.timestamp else { continue }
+            let scan = scans[next]
+            next += 1
+            for (index, name) in names.enumerated() where scan.raw[index] != current[index] {
                 try Self.replace(folder + "/in_\(name)_raw", with: "\(scan.raw[index])\n", scratch: root)
             }
-            previous = scan.raw
+            current = scan.raw
+            if let buffer, Self.flag(folder + "/buffer/enable") {
+                let enabled = names.map { Self.flag(folder + "/scan_elements/in_\($0)_en") }
+                let timestamp = Self.flag(folder + "/scan_elements/in_timestamp_en")
+                // Nothing enabled (a program that only opens the node and reads): every channel and the timestamp.
+                let all = !enabled.contains(true) && !timestamp
+                buffer.write(Self.bytes(of: scan, enabled: all ? nil : enabled, timestamp: all || timestamp))
+                wrote.withLock { $0 = true }
+                state.withLock { $0.buffered += 1 }
+            }
             state.withLock { $0.written += 1 }
         }
     }
 
-    /// Feeds live readings as they arrive: each one's values into sysfs, and (the IMU) a scan into the buffer.
+    /// Feeds live readings as they arrive: each one's values into sysfs, and (the IMU) a scan of every channel into
+    /// the buffer.
     private func feedLive(_ run: FeedContext) async throws {
         let root = run.testbedRoot
         let folder = root + "/sys" + state.withLock { $0.folder }
         let buffer = try state.withLock({ $0.live }).map { try LiveNode(path: $0) }
         let names = axisNames
         var current = [Int32](repeating: 0, count: names.count)
-        // On the trace's clock, a scan has reached the reader's side once the buffer's node holds it (a sysfs value is
-        // there as soon as it is renamed into place).
-        let number = state.withLock { $0.number }
-        let settled = run.clock == nil || buffer == nil ? nil : PendingInput(path: root + "/dev/iio:device\(number)").isWaiting
-        if run.clock != nil {
-            // Recorded readings: the scans of the script, each whole at its time (the channels' records of one time
-            // make one scan). As a driver fills its buffer, a scan goes into the buffer only while the program has it
-            // enabled (`buffer/enable`), and holds the channels it enabled (`scan_elements/*_en`), in index order,
-            // each aligned to its size. A record whose scan is written already, or that goes to sysfs alone, has
-            // nothing in the node to settle.
-            let wrote = Locked(false)
-            let settledScan = settled.map { pending in { @Sendable in !wrote.withLock { $0 } || pending() } }
-            var next = 0
-            for await record in run.records(of: channels, settled: settledScan) {
-                wrote.withLock { $0 = false }
-                guard next < scans.count, scans[next].time <= record.timestamp else { continue }
-                let scan = scans[next]
-                next += 1
-                for (index, name) in names.enumerated() where scan.raw[index] != current[index] {
-                    try Self.replace(folder + "/in_\(name)_raw", with: "\(scan.raw[index])\n", scratch: root)
-                }
-                current = scan.raw
-                if let buffer, Self.flag(folder + "/buffer/enable") {
-                    let enabled = names.map { Self.flag(folder + "/scan_elements/in_\($0)_en") }
-                    let timestamp = Self.flag(folder + "/scan_elements/in_timestamp_en")
-                    // Nothing enabled (a program that only opens the node and reads): every channel, as on the machine's clock.
-                    let all = !enabled.contains(true) && !timestamp
-                    buffer.write(Self.bytes(of: scan, enabled: all ? nil : enabled, timestamp: all || timestamp))
-                    wrote.withLock { $0 = true }
-                }
-                state.withLock { $0.written += 1 }
-            }
-            return
-        }
-        for await record in run.records(of: channels, settled: settled) {
+        for await record in run.records(of: channels) {
             var next = current
             guard Self.apply(record, channels: iioChannels, to: &next) else { continue }
             for (index, name) in names.enumerated() where next[index] != current[index] {
@@ -280,7 +253,10 @@ public final class IIOServedDevice: ServedDevice {
             }
             current = next
             buffer?.write(Self.bytes(of: (record.timestamp, current)))
-            state.withLock { $0.written += 1 }
+            state.withLock {
+                $0.written += 1
+                $0.buffered += buffer == nil ? 0 : 1
+            }
         }
     }
 
@@ -297,11 +273,8 @@ public final class IIOServedDevice: ServedDevice {
     }
 
     public var delivered: String {
-        let (number, written, adjusted, live) = state.withLock { ($0.number, $0.written, $0.adjusted, $0.live) }
-        if live != nil {
-            return "iio:device\(number): \(written) \(onTraceClock.withLock { $0 } ? "readings on the trace's clock" : "live readings"), in sysfs and the buffer"
-        }
-        let buffered = isIMU ? ", \(scans.count) scans in the buffer's script" + (adjusted ? " (the first sample's low byte moved from 0x20 to 0x21)" : "") : ""
-        return "iio:device\(number): \(scans.count > 1 ? written + 1 : scans.count) of \(scans.count) values in sysfs\(buffered)"
+        let (number, written, buffered, live) = state.withLock { ($0.number, $0.written, $0.buffered, $0.live) }
+        let clock = onTraceClock.withLock { $0 } ? " on the trace's clock" : ""
+        return "iio:device\(number): \(written) readings in sysfs\(clock)" + (live == nil ? "" : ", \(buffered) scans into the enabled buffer")
     }
 }

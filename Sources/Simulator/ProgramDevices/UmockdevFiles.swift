@@ -3,9 +3,9 @@ public import InputEvents
 
 /// The files umockdev reads to emulate an input device for libevdev and every program over it: a `.umockdev` sysfs
 /// tree (with the `capabilities/*` bitmasks that udev-style discovery reads) and an `.ioctl` file answering every
-/// ioctl `libevdev_new_from_fd`, `evtest` and python-evdev make, and a `SYN_DROPPED` resync.
-///
-/// ioctl lines are `NAME[(OFFSET)] RESULT HEX`: the data's length must equal the size the caller asks for.
+/// ioctl `libevdev_new_from_fd`, `evtest`, python-evdev and `lsinput` make, and a `SYN_DROPPED` resync: the fixed-size
+/// ones as umockdev's recording (``ioctls``, `NAME[(OFFSET)] RESULT HEX` lines, which umockdev answers only at the
+/// size written) and the variable-size ones as ``answers``, which `hal-testbed` answers at any size.
 public struct UmockdevInputDevice: Sendable {
     /// The device.
     public var device: InputDeviceDescription
@@ -29,18 +29,21 @@ public struct UmockdevInputDevice: Sendable {
         let node = "event\(eventNumber)", input = "input\(eventNumber + 10)"
         let sysfs = "/devices/virtual/input/\(input)"
         let types = Set(device.codes.keys).union([InputCode.Event.synchronization])
+        let udev = udevProperties.map { "E: \($0)\n" }.joined()
         var tree = """
             P: \(sysfs)/\(node)
             N: input/\(node)
             E: DEVNAME=/dev/input/\(node)
             E: SUBSYSTEM=input
-            A: dev=13:\(64 + eventNumber)\\n
+            E: MAJOR=13
+            E: MINOR=\(64 + eventNumber)
+            \(udev)A: dev=13:\(64 + eventNumber)\\n
             L: device=../../\(input)
 
             P: \(sysfs)
             E: SUBSYSTEM=input
             E: NAME="\(device.name)"
-            A: name=\(device.name)\\n
+            \(udev)A: name=\(device.name)\\n
             A: properties=\(Self.sysfsWords(device.properties, bytes: 8))\\n
             A: capabilities/ev=\(Self.sysfsWords(types, bytes: 8))\\n
 
@@ -51,34 +54,34 @@ public struct UmockdevInputDevice: Sendable {
         return tree
     }
 
-    /// The `.ioctl` replies.
+    /// The properties udev's `input_id` builtin gives such a device, which libinput and other udev users read:
+    /// `ID_INPUT=1` and the class its capabilities make it (an accelerometer by its property; a touchscreen by
+    /// absolute x and y, a touch button and the direct property, a touchpad without that property; a mouse by relative
+    /// x and y with a left button; keys by any key below the buttons).
+    public var udevProperties: [String] {
+        let keys = device.codes[InputCode.Event.key] ?? [], absolute = device.codes[InputCode.Event.absolute] ?? []
+        let relative = device.codes[InputCode.Event.relative] ?? []
+        var properties = ["ID_INPUT=1"]
+        if device.properties.contains(InputCode.Property.accelerometer) { return properties + ["ID_INPUT_ACCELEROMETER=1"] }
+        if absolute.isSuperset(of: [InputCode.Absolute.x, InputCode.Absolute.y]) && keys.contains(InputCode.Key.touch) {
+            properties.append(device.properties.contains(InputCode.Property.direct) ? "ID_INPUT_TOUCHSCREEN=1" : "ID_INPUT_TOUCHPAD=1")
+        }
+        if relative.isSuperset(of: [InputCode.Relative.x, InputCode.Relative.y]) && keys.contains(InputCode.Key.leftButton) {
+            properties.append("ID_INPUT_MOUSE=1")
+        }
+        if keys.contains(where: { $0 < 0x100 }) { properties.append("ID_INPUT_KEY=1") }
+        return properties
+    }
+
+    /// The `.ioctl` replies of fixed size (umockdev's recording format): version, identity, force-feedback effects,
+    /// each axis's `input_absinfo` and the multitouch slots. The variable-size reads are ``answers``.
     public var ioctls: String {
-        let types = Set(device.codes.keys).union([InputCode.Event.synchronization])
-        let nameBytes = Array(device.name.utf8.prefix(254)) + [UInt8](repeating: 0, count: 255 - min(254, device.name.utf8.count))
-        let nameLength = min(254, device.name.utf8.count) + 1
         let identity = [device.bus, device.vendor, device.product, device.version].flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }
-        // Each caller asks with its own buffer sizes, and umockdev answers a request only from a line of that size:
-        // libevdev (NAME 255, BIT(0) 8, BIT(type) 8 or 96, PROP 8), evtest (NAME 256, BIT(0) 31, BIT(type) 767,
-        // PROP 248) and python-evdev (NAME 256, BIT 4 and 96, PROP 4, LED 2, EFFECTS).
         var lines = [
             "EVIOCGVERSION 0 \(Self.hex(Self.int32([0x010001])))",
             "EVIOCGID 0 \(Self.hex(identity))",
             "EVIOCGEFFECTS 0 \(Self.hex(Self.int32([0])))",
         ]
-        for size in [255, 256] {
-            lines.append("EVIOCGNAME \(nameLength) \(Self.hex(Array((nameBytes + [0]).prefix(size))))")
-        }
-        for size in [4, 8, 248] { lines.append("EVIOCGPROP \(size) \(Self.hex(Self.mask(device.properties, bytes: size)))") }
-        for size in [4, 8, 31, 96] { lines.append("EVIOCGBIT \(size) \(Self.hex(Self.mask(types, bytes: size)))") }
-        let typeSizes: [UInt16: Int] = [1: 96, 2: 8, 3: 8, 4: 8, 5: 8, 0x11: 8, 0x12: 8, 0x15: 16]
-        for (type, bytes) in typeSizes.sorted(by: { $0.key < $1.key }) {
-            for size in Set([bytes, 96, 767]).sorted() {
-                lines.append("EVIOCGBIT(\(type)) \(size) \(Self.hex(Self.mask(device.codes[type] ?? [], bytes: size)))")
-            }
-        }
-        lines.append("EVIOCGKEY 96 \(Self.hex(Self.mask(keysDown, bytes: 96)))")
-        for size in [2, 8] { lines.append("EVIOCGLED \(size) \(Self.hex([UInt8](repeating: 0, count: size)))") }
-        for size in [3, 8] { lines.append("EVIOCGSW \(size) \(Self.hex([UInt8](repeating: 0, count: size)))") }
         for (code, axis) in device.axes.sorted(by: { $0.key < $1.key }) {
             let value = code == InputCode.Absolute.multitouchTrackingID ? -1 : min(max(0, axis.minimum), axis.maximum)
             let absinfo = Self.int32([value, axis.minimum, axis.maximum, axis.fuzz, axis.flat, axis.resolution])
@@ -91,6 +94,30 @@ public struct UmockdevInputDevice: Sendable {
                 let value: Int32 = code == InputCode.Absolute.multitouchTrackingID ? -1 : 0
                 lines.append("EVIOCGMTSLOTS 0 \(Self.hex(Self.int32([Int32(code)] + Array(repeating: value, count: 256))))")
             }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The variable-size reads, as the kernel holds them, for `hal-testbed -x`: `NR HEX` lines, `NR` being the
+    /// request's number (`_IOC_NR`) and `HEX` the whole answer. A caller asking with any buffer size gets the first
+    /// `min(size, length)` bytes and that count, as from the kernel (libevdev, evtest, python-evdev and `lsinput`
+    /// each ask with sizes of their own). The name ends with its NUL; a bitmap has the kernel's length
+    /// (`BITS_TO_LONGS(TYPE_MAX)` longs: 96 bytes for keys, 16 for force feedback, 8 for the rest). The device has
+    /// no `PHYS` or `UNIQ` (as a virtual device has none): those requests fail with `ENOENT`.
+    public var answers: String {
+        let types = Set(device.codes.keys).union([InputCode.Event.synchronization])
+        var lines = [
+            "06 " + Self.hex(Array(device.name.utf8) + [0]),
+            "09 " + Self.hex(Self.mask(device.properties, bytes: 8)),
+            "18 " + Self.hex(Self.mask(keysDown, bytes: 96)),
+        ]
+        // The LED, sound and switch states: all off.
+        for number in [0x19, 0x1a, 0x1b] { lines.append(String(number, radix: 16) + " " + Self.hex([UInt8](repeating: 0, count: 8))) }
+        lines.append("20 " + Self.hex(Self.mask(types, bytes: 8)))
+        // EVIOCGBIT(type): the types the kernel answers (others are EINVAL), each with its bitmap's length.
+        let typeBytes: [UInt16: Int] = [1: 96, 2: 8, 3: 8, 4: 8, 5: 8, 0x11: 8, 0x12: 8, 0x15: 16]
+        for (type, bytes) in typeBytes.sorted(by: { $0.key < $1.key }) {
+            lines.append(String(0x20 + Int(type), radix: 16) + " " + Self.hex(Self.mask(device.codes[type] ?? [], bytes: bytes)))
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -13,8 +13,10 @@
  *     -l NODE=FIFO                    live input: what is written into the FIFO is what
  *                                     reads of NODE return, as it arrives (hal exec writes
  *                                     a live device's events or scans there)
+ *     -x NODE=FILE.answers            evdev ioctls of variable size, answered at any size
+ *                                     (see "evdev" below); NODE's other ioctls are its -i
  *   Options may repeat. Like umockdev-run, all -d are applied first, then -v, -i,
- *   -s, -e and -l.
+ *   -s, -e, -l and -x.
  *
  * When the testbed is built, its root directory is written (no newline) to
  * READY_FILE.part, which is renamed to READY_FILE. Programs started with
@@ -31,6 +33,15 @@
  * and flushes it again through its own slave fd; so poll()/select() see POLLIN.
  * Clients never read that byte: read() on the node is answered below.
  *
+ * evdev: the kernel answers EVIOCGNAME, EVIOCGPHYS, EVIOCGUNIQ, EVIOCGPROP, EVIOCGKEY,
+ * EVIOCGLED, EVIOCGSND, EVIOCGSW and EVIOCGBIT(type) for any buffer size the caller
+ * names, copying min(size, length) bytes and returning that count; umockdev's
+ * recordings answer only the sizes written in them. For a node given with -x, every
+ * client's such ioctls are answered here from FILE, whose lines are "NR HEX": the
+ * request's number (_IOC_NR, in hex) and the whole answer as the kernel holds it.
+ * An EVIOCGBIT type without a line is EINVAL, and a missing NAME, PHYS or UNIQ is
+ * ENOENT, as in the kernel. Every other ioctl goes on to the node's -i recording.
+ *
  * Threads: umockdev's worker thread runs all handlers (and the -i handlers) in
  * its own main context; -s/-e run in script threads. The main loop here only
  * waits for signals.
@@ -39,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -450,6 +462,72 @@ static gboolean on_write(UMockdevIoctlBase *base, UMockdevIoctlClient *c, gpoint
     return TRUE;
 }
 
+/* ---- evdev ioctls at any size (-x) ------------------------------------------- */
+
+typedef struct {
+    char *node;
+    GBytes *answers[0x40];      /* by _IOC_NR; NULL where the device has none */
+} EvdevAnswers;
+
+static GPtrArray *evdev_nodes;  /* EvdevAnswers *, fixed after setup */
+
+/* Whether the request number is one of the variable-size reads the kernel truncates. */
+static gboolean is_any_size(guint nr)
+{
+    return (nr >= 0x06 && nr <= 0x09) || (nr >= 0x18 && nr <= 0x1b) || (nr >= 0x20 && nr <= 0x3f);
+}
+
+static gboolean on_evdev_ioctl(UMockdevIoctlClient *c, gpointer user)
+{
+    EvdevAnswers *e = user;
+    gulong req = umockdev_ioctl_client_get_request(c);
+    guint nr = _IOC_NR(req), size = _IOC_SIZE(req);
+    UMockdevIoctlData *data;
+    gsize length;
+    const guint8 *answer;
+
+    if (_IOC_TYPE(req) != 'E' || _IOC_DIR(req) != _IOC_READ || !is_any_size(nr))
+        return FALSE;           /* the -i recording answers it */
+    if (!e->answers[nr]) {
+        /* No such string: ENOENT; no such event type (or state): EINVAL. */
+        umockdev_ioctl_client_complete(c, -1, nr <= 0x08 ? ENOENT : EINVAL);
+        return TRUE;
+    }
+    answer = g_bytes_get_data(e->answers[nr], &length);
+    length = MIN(length, size);
+    data = length ? umockdev_ioctl_data_resolve(umockdev_ioctl_client_get_arg(c), 0, length, NULL) : NULL;
+    if (length && !data) {
+        umockdev_ioctl_client_complete(c, -1, EFAULT);
+        return TRUE;
+    }
+    if (data) {
+        memcpy(data->data, answer, length);
+        g_object_unref(data);
+    }
+    umockdev_ioctl_client_complete(c, (glong) length, 0);
+    return TRUE;
+}
+
+/* Every handler's new client: one of a -x node gets its answers first. */
+static gboolean on_client_connected(GSignalInvocationHint *hint, guint n, const GValue *values, gpointer user)
+{
+    UMockdevIoctlClient *c;
+    const char *node;
+
+    (void) hint;
+    (void) user;
+    if (n < 2 || !evdev_nodes)
+        return TRUE;
+    c = g_value_get_object(&values[1]);
+    node = c ? umockdev_ioctl_client_get_devnode(c) : NULL;
+    for (guint i = 0; node && i < evdev_nodes->len; i++) {
+        EvdevAnswers *e = evdev_nodes->pdata[i];
+        if (strcmp(e->node, node) == 0)
+            g_signal_connect(c, "handle-ioctl", G_CALLBACK(on_evdev_ioctl), e);
+    }
+    return TRUE;                /* stay hooked */
+}
+
 /* ---- setup ------------------------------------------------------------------ */
 
 static gboolean G_GNUC_PRINTF(2, 3) fail(GError **error, const char *fmt, ...)
@@ -600,6 +678,54 @@ static gboolean add_live(UMockdevTestbed *tb, const char *spec, GError **error)
     return TRUE;
 }
 
+/* -x NODE=FILE: the node's variable-size evdev answers ("NR HEX" lines). */
+static gboolean add_evdev_answers(UMockdevTestbed *tb, const char *spec, GError **error)
+{
+    g_auto(GStrv) parts = g_strsplit(spec, "=", 2), lines = NULL;
+    g_autofree char *text = NULL;
+    EvdevAnswers *e;
+
+    (void) tb;
+    if (!parts[0] || !parts[1])
+        return fail(error, "expected NODE=FILE, got %s", spec);
+    if (!g_file_get_contents(parts[1], &text, NULL, error))
+        return FALSE;
+    e = g_new0(EvdevAnswers, 1);    /* used until exit: never freed */
+    e->node = g_strdup(parts[0]);
+    lines = g_strsplit(text, "\n", -1);
+    for (guint l = 0; lines[l]; l++) {
+        char *end, *hex;
+        gulong nr;
+        gsize n;
+        guint8 *bytes;
+
+        if (!*lines[l])
+            continue;
+        nr = strtoul(lines[l], &end, 16);
+        hex = *end == ' ' ? end + 1 : NULL;
+        n = hex ? strlen(hex) : 0;
+        if (end == lines[l] || !hex || n % 2 || nr >= G_N_ELEMENTS(e->answers) || !is_any_size((guint) nr))
+            return fail(error, "%s:%u: expected \"NR HEX\" with NR one of evdev's variable-size reads", parts[1], l + 1);
+        bytes = g_malloc(n / 2 + 1);
+        for (gsize i = 0; i < n / 2; i++) {
+            int high = g_ascii_xdigit_value(hex[2 * i]), low = g_ascii_xdigit_value(hex[2 * i + 1]);
+            if (high < 0 || low < 0) {
+                g_free(bytes);
+                return fail(error, "%s:%u: byte %zu is not hex", parts[1], l + 1, i);
+            }
+            bytes[i] = (guint8) (high << 4 | low);
+        }
+        e->answers[nr] = g_bytes_new_take(bytes, n / 2);
+    }
+    if (!evdev_nodes) {
+        evdev_nodes = g_ptr_array_new();
+        g_signal_add_emission_hook(g_signal_lookup("client-connected", UMOCKDEV_TYPE_IOCTL_BASE), 0,
+                                   on_client_connected, NULL, NULL);
+    }
+    g_ptr_array_add(evdev_nodes, e);
+    return TRUE;
+}
+
 /* Removes the directory at `path` and everything in it, not following links. */
 static int remove_entry(const char *path, const struct stat *status, int type, struct FTW *walk)
 {
@@ -623,7 +749,7 @@ static gboolean quit_cb(gpointer loop)
 
 int main(int argc, char **argv)
 {
-    static const char opts[] = "dvisel";     /* also the order they are applied in */
+    static const char opts[] = "dviselx";     /* also the order they are applied in */
     GPtrArray *specs[sizeof opts - 1];
     g_autoptr(GError) error = NULL;
     g_autofree char *root = NULL, *part = NULL;
@@ -633,7 +759,7 @@ int main(int argc, char **argv)
     if (argc < 2 || argc % 2 != 0) {
         fprintf(stderr, "usage: %s READY_FILE [-d FILE.umockdev] [-i NODE=FILE.ioctl] "
                 "[-s NODE=FILE.script] [-e NODE=FILE.events] "
-                "[-v NODE=FRAMES:WIDTH:HEIGHT:FOURCC:FPS] [-l NODE=FIFO]...\n", argv[0]);
+                "[-v NODE=FRAMES:WIDTH:HEIGHT:FOURCC:FPS] [-l NODE=FIFO] [-x NODE=FILE.answers]...\n", argv[0]);
         return 2;
     }
     for (guint o = 0; o < G_N_ELEMENTS(specs); o++)
@@ -648,6 +774,11 @@ int main(int argc, char **argv)
         g_ptr_array_add(specs[o - opts], argv[a + 1]);
     }
 
+    /* A launcher's blocked signals (Foundation's Process spawns with its thread's mask) must not keep SIGTERM from
+     * ending the testbed: unblock all before umockdev's threads inherit the mask. */
+    sigset_t none;
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, NULL);
     tb = umockdev_testbed_new();
     for (guint o = 0; o < G_N_ELEMENTS(specs) && !error; o++) {
         for (guint i = 0; i < specs[o]->len && !error; i++) {
@@ -659,6 +790,7 @@ int main(int argc, char **argv)
             case 's': load(tb, spec, &error, umockdev_testbed_load_script); break;
             case 'e': load(tb, spec, &error, umockdev_testbed_load_evemu_events); break;
             case 'l': add_live(tb, spec, &error); break;
+            case 'x': add_evdev_answers(tb, spec, &error); break;
             }
             if (error)
                 fprintf(stderr, "hal-testbed: -%c %s: %s\n", opts[o], spec, error->message);
