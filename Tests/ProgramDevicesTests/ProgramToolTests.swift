@@ -338,12 +338,12 @@ import TraceFormat
 
     /// A location channel's fixes as a serial receiver's NMEA (read with `head`) and through a real gpsd (read with
     /// `gpspipe -w`): every TPV report's position equals the trace's fix of the same time.
-    @Test func gpspipeAndTheSerialNodeSeeTheFixes() async throws {
-        let scratch = try makeScratchFolder()
-        let utc: Int64 = 1_788_000_000_000_000_000  // 2026-08-29
+    /// The GPS tests' walk: 40 fixes a second apart from 2026-08-29, each 0.0001° north and 0.0002° west of the last.
+    /// More fixes than the readers need (gpsd first takes a moment to recognise the receiver): the readers stop when
+    /// they have theirs, and the run ends with them.
+    private func gpsTrace(in scratch: String) throws -> (path: String, fixes: [LocationFix], utc: Int64) {
+        let utc: Int64 = 1_788_000_000_000_000_000
         var fixes: [LocationFix] = []
-        // More fixes than the readers need (gpsd first takes a moment to recognise the receiver): the readers stop
-        // when they have theirs, and the run ends with them.
         for index in 0..<40 {
             let step = Double(index)
             let coordinate = GeoCoordinate(latitude: 49.2606 + 0.0001 * step, longitude: -123.2460 - 0.0002 * step)
@@ -351,7 +351,13 @@ import TraceFormat
             fixes.append(LocationFix(
                 timestamp: time(step), utcNanoseconds: utcTime, mode: .threeDimensional, coordinate: coordinate, altitude: 80, horizontalAccuracy: 3, satellites: 9))
         }
-        let trace = try writeTrace([TraceChannel(id: "gps", kind: .location, source: "test", rate: 1)], fixes.map { TraceRecord(channel: 0, reading: .location($0)) }, in: scratch)
+        let path = try writeTrace([TraceChannel(id: "gps", kind: .location, source: "test", rate: 1)], fixes.map { TraceRecord(channel: 0, reading: .location($0)) }, in: scratch)
+        return (path, fixes, utc)
+    }
+
+    @Test func gpspipeAndTheSerialNodeSeeTheFixes() async throws {
+        let scratch = try makeScratchFolder()
+        let (trace, fixes, utc) = try gpsTrace(in: scratch)
         // A client of gpsd's own Python module (python3-gps, what cgps is built on) reads three TPV reports beside
         // gpspipe. It writes them to a file of its own: on the shared stdout, gpspipe's lines could land inside its
         // lines (hal exec runs Python unbuffered, so `print` writes word by word), which once lost a report in CI.
@@ -393,6 +399,62 @@ import TraceFormat
         let clientReports = clientLines.map { $0.split(separator: " ") }
         #expect(clientReports.count == 3 && clientReports.allSatisfy { $0.first == "client" }, "\(clientLines)\n\(output)")
         for fields in clientReports where fields.count == 4 { expectFix(at: String(fields[1]), Double(fields[2]), Double(fields[3]), "\(fields)") }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// gpsd's clients that assume its default port, unchanged: gpsd's Python module with no host or port reads three
+    /// TPV reports, `gpxlogger -e sockets` (localhost:2947) logs a GPX track that gpxpy reads, and `gpsctl` names the
+    /// receiver. Every position equals the trace's fix of its time.
+    @Test func gpsdClientsFindItOnTheDefaultPort() async throws {
+        let scratch = try makeScratchFolder()
+        let (trace, fixes, utc) = try gpsTrace(in: scratch)
+        let client = scratch + "/client.py", gpx = scratch + "/track.gpx", control = scratch + "/gpsctl.txt"
+        try """
+            import gps
+            session = gps.gps(mode=gps.WATCH_ENABLE)
+            count = 0
+            for report in session:
+                if report["class"] == "TPV" and "lat" in report:
+                    print("client", report["time"], report["lat"], report["lon"], flush=True)
+                    count += 1
+                    if count == 3: break
+            """.write(toFile: client, atomically: true, encoding: .utf8)
+        // gpxlogger ends its track on SIGTERM, once it has logged three points (a state: the file says so).
+        let program = """
+            gpxlogger -e sockets -f \(gpx) & logger=$!
+            /usr/bin/python3 \(client)
+            gpsctl > \(control) 2>&1
+            for i in $(seq 1 30); do [ "$(grep -c '<trkpt' \(gpx))" -ge 3 ] && break; sleep 1; done
+            kill -TERM $logger; wait $logger
+            """
+        let (status, output) = try await exec([trace, "--end", "60", "--", "/bin/sh", "-c", program], scratch: scratch)
+        #expect(status == 0, "\(output)")
+        func expectFix(at time: String, _ lat: Double?, _ lon: Double?, _ what: String) {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            guard let date = formatter.date(from: time) ?? ISO8601DateFormatter().date(from: time), let lat, let lon else {
+                Issue.record("not a report: \(what)")
+                return
+            }
+            let index = Int((date.timeIntervalSince1970 - Double(utc) / 1e9).rounded())
+            guard fixes.indices.contains(index), let want = fixes[index].coordinate else { Issue.record("a report at an unknown time: \(what)"); return }
+            #expect(abs(lat - want.latitude) < 1e-6 && abs(lon - want.longitude) < 1e-6, "\(what) vs \(want)")
+        }
+        let clientReports = programLines(output).filter { $0.hasPrefix("client ") }.map { $0.split(separator: " ") }
+        #expect(clientReports.count == 3, "\(output)")
+        for fields in clientReports where fields.count == 4 { expectFix(at: String(fields[1]), Double(fields[2]), Double(fields[3]), "\(fields)") }
+        let (parsed, points) = try await runProcess("/usr/bin/env", ["python3", "-c", """
+            import gpxpy, sys
+            track = gpxpy.parse(open(sys.argv[1]))
+            for point in (p for t in track.tracks for s in t.segments for p in s.points):
+                print(point.time.strftime("%Y-%m-%dT%H:%M:%SZ"), point.latitude, point.longitude)
+            """, gpx], timeout: 60)
+        #expect(parsed == 0, "\(points)")
+        let logged = points.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(logged.count >= 3, "\(points)\n\(output)")
+        for fields in logged where fields.count == 3 { expectFix(at: String(fields[0]), Double(fields[1]), Double(fields[2]), "gpx \(fields)") }
+        let controlled = (try? String(contentsOfFile: control, encoding: .utf8)) ?? ""
+        #expect(controlled.contains("identified as a NMEA0183"), "\(controlled)")
         try? FileManager.default.removeItem(atPath: scratch)
     }
 

@@ -10,8 +10,10 @@ import SystemSupport
 ///
 /// - `nmea`: the program opens the terminal as its serial receiver. Its path is `HAL_DEVICE_<CHANNEL>` in the
 ///   program's environment, and `/dev/ttyACMn` in the testbed links to it.
-/// - `gpsd`: a real gpsd (Debian's `gpsd`) reads the terminal and serves its clients on a loopback port, which is
-///   `HAL_GPSD_PORT` (and `host:port` in `HAL_GPSD`) in the program's environment.
+/// - `gpsd`: a real gpsd (Debian's `gpsd`) reads the terminal and serves its clients on a free loopback port, which is
+///   `HAL_GPSD_PORT` (and `host:port` in `HAL_GPSD`) in the program's environment. The program's connections to
+///   gpsd's default port on loopback (2947) reach it too (`HAL_LOOPBACK_PORTS`, which hal's preload follows), so
+///   clients that assume `localhost:2947` work unchanged and nothing of the machine's on 2947 is touched.
 public final class GPSServedDevice: ServedDevice {
     /// How the program reaches the receiver.
     public enum Mode: String, Sendable {
@@ -102,6 +104,9 @@ public final class GPSServedDevice: ServedDevice {
             if let daemon = state.withLock({ $0.daemon }), !testbed.clockEnvironment.isEmpty { testbed.clockedProcesses.append(daemon.pid) }
             testbed.environment["HAL_GPSD_PORT"] = String(port)
             testbed.environment["HAL_GPSD"] = "127.0.0.1:\(port)"
+            // gpsd's default port on loopback leads to this gpsd (the first, when there are several), through
+            // hal's preload: clients that assume localhost:2947 need not be told.
+            if testbed.environment["HAL_LOOPBACK_PORTS"] == nil { testbed.environment["HAL_LOOPBACK_PORTS"] = "\(Self.defaultPort)=\(port)" }
         }
     }
 
@@ -141,6 +146,9 @@ public final class GPSServedDevice: ServedDevice {
         let (written, read) = state.withLock { ($0.ends.count, $0.read) }
         return (mode == .nmea ? "serial GPS" : "gpsd") + ": \(written) fixes written as NMEA" + (read.map { ", \($0) read by the program" } ?? "")
     }
+
+    /// gpsd's port, where its clients look by default.
+    static let defaultPort = 2947
 
     /// A TCP port on 127.0.0.1 nobody listens on now.
     static func freePort() throws -> UInt16 {
