@@ -101,7 +101,9 @@ import TraceFormat
         #expect(lines.contains("    Event code 53 (ABS_MT_POSITION_X)") && lines.contains("      Max     4095") && lines.contains("      Resolution      16"))
         let seen = evtestEvents(lines)
         #expect(seen.map(\.event) == expected.map(\.event), "\(output)")
-        for (got, want) in zip(seen, expected) { #expect(abs(got.time - want.time) < 1e-6) }
+        // On the trace's clock the events are stamped on the program's CLOCK_MONOTONIC: 1 s at the first record.
+        let base = Double(TraceClock.monotonicBase) / 1e9
+        for (got, want) in zip(seen, expected) { #expect(abs(got.time - base - want.time) < 1e-6, "\(got) \(want)") }
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
@@ -156,6 +158,49 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// libinput, through udev as a compositor runs it: `libinput list-devices` finds both devices (udev's database
+    /// entries and the nodes' device numbers are as a real system has them), and `libinput debug-events` reports the
+    /// trace's touches (each finger's down, motion and up, at the trace's positions as percentages of the screen) and
+    /// Enter's press and release, each at its time after libinput started.
+    @Test func libinputReportsTheTouchesAndKeys() async throws {
+        let scratch = try makeScratchFolder()
+        let (trace, records) = try inputTrace(in: scratch)
+        let (_, output) = try await exec(
+            [trace, "--end", "2", "--", "/bin/sh", "-c", "libinput list-devices | grep -E '^(Device|Capabilities):'; libinput debug-events --show-keycodes"],
+            scratch: scratch)
+        let lines = programLines(output)
+        #expect(lines.prefix(4) == ["Device:           HAL simulated touchscreen", "Capabilities:     touch ", "Device:           HAL simulated keys", "Capabilities:     keyboard "], "\(output)")
+        // "-event0   TOUCH_DOWN              +0.000s\t0 (0) 10.01/89.99 (25.62/230.38mm)" → ("TOUCH_DOWN", 0.0, "0 (0) 10.01/89.99 (…)")
+        let reported: [(kind: String, time: Double, rest: String)] = lines.compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 3, fields[0].hasPrefix("-event") || fields[0].hasPrefix("event"), fields[2].hasPrefix("+") else { return nil }
+            let time = fields[2].dropFirst().prefix { $0 != "s" }
+            let rest = line.split(separator: "\t").dropFirst().first.map(String.init) ?? ""
+            return (String(fields[1]), Double(time) ?? -1, rest)
+        }
+        #expect(lines.filter { $0.contains(" DEVICE_ADDED ") }.count == 2, "\(output)")
+        let touches = reported.filter { $0.kind.hasPrefix("TOUCH_") && $0.kind != "TOUCH_FRAME" }
+        // The trace's pointer records, in order: what libinput must report for each, at its time after the first.
+        let origin = records[0].timestamp
+        var wanted: [(kind: String, time: Double, slot: Int, x: Double, y: Double)] = []
+        for record in records {
+            guard case .pointer(let event) = record.reading else { continue }
+            let kind = event.phase == .press ? "TOUCH_DOWN" : event.phase == .move ? "TOUCH_MOTION" : "TOUCH_UP"
+            wanted.append((kind, Double(record.timestamp.nanoseconds - origin.nanoseconds) / 1e9, event.pointer, event.x * 100, event.y * 100))
+        }
+        #expect(touches.map(\.kind) == wanted.map(\.kind), "\(output)")
+        for (got, want) in zip(touches, wanted) {
+            #expect(abs(got.time - want.time) < 1e-6 && got.rest.hasPrefix("\(want.slot) (\(want.slot))"), "\(got) vs \(want)")
+            guard want.kind != "TOUCH_UP" else { continue }
+            // "0 (0) 10.01/89.99 (…mm)": percentages of the screen, within one of its 4096 steps.
+            let position = got.rest.split(separator: " ")[2].split(separator: "/").compactMap { Double($0) }
+            #expect(position.count == 2 && abs(position[0] - want.x) < 0.03 && abs(position[1] - want.y) < 0.03, "\(got) vs \(want)")
+        }
+        let keys = reported.filter { $0.kind == "KEYBOARD_KEY" }
+        #expect(keys.map(\.rest) == ["KEY_ENTER (28) pressed", "KEY_ENTER (28) released"] && keys.map(\.time) == [0.3, 0.4], "\(output)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// python3-evdev, as a Python program reads a device: the keys device's name, its keys, and Enter's press and
     /// release each followed by SYN_REPORT, stamped alike on either clock; the touchscreen's absolute axes and
     /// properties.
@@ -182,9 +227,11 @@ import TraceFormat
         #expect(lines.contains("keys HAL simulated keys [28]"), "\(output)")
         // On the machine's clock, umockdev's script opens the keys' stream with an empty frame at 0 s (the trace starts
         // with the first touch, at 0.2 s); on the trace's clock the stream is the trace's own. Then Enter at 0.5 s and
-        // 0.6 s of the trace, stamped 0.3 s and 0.4 s after the run's zero.
+        // 0.6 s of the trace, stamped 0.3 s and 0.4 s after the run's zero on the machine's clock, and on the program's
+        // CLOCK_MONOTONIC on the trace's (1 s at the first record: 1.3 s and 1.4 s).
         let all = expectedEvents(records, channel: 1).map { "event \($0.event) 0 \(Int(($0.time * 1e6).rounded()))" }
-        let expected = (clock == "wall" ? all : Array(all.dropFirst())).prefix(4)
+        let monotonic = expectedEvents(records, channel: 1).dropFirst().map { "event \($0.event) 1 \(Int(($0.time * 1e6).rounded()))" }
+        let expected = (clock == "wall" ? all : monotonic).prefix(4)
         #expect(lines.filter { $0.hasPrefix("event ") } == Array(expected), "\(output)")
         #expect(all.prefix(5) == ["event 0 0 0 0 0", "event 1 28 1 0 300000", "event 0 0 0 0 300000", "event 1 28 0 0 400000", "event 0 0 0 0 400000"])
         try? FileManager.default.removeItem(atPath: scratch)

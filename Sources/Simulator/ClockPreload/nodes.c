@@ -1,8 +1,18 @@
-// Opens of device nodes that exist nowhere, answered here. umockdev's preload (loaded after this library) keeps a slot
-// for every open of a /dev path it passes on, a failed one included, and aborts the program when its 50 slots are used
-// up: alsa-lib alone probes 32 sound cards (`aplay -l`, SDL, PortAudio). An open of a /dev path that is neither in the
-// testbed ($UMOCKDEV_DIR/dev/…) nor on the machine fails here with ENOENT, as it would anyway, and umockdev never sees
-// it. Everything else goes on to umockdev's wrappers. Active with or without the trace's clock.
+// The testbed's device nodes as a program's udev stack expects them, answered here; umockdev's preload is loaded after
+// this library. Active with or without the trace's clock.
+//
+// - Nodes that exist nowhere: umockdev's preload keeps a slot for every open of a /dev path it passes on, a failed one
+//   included, and aborts the program when its 50 slots are used up: alsa-lib alone probes 32 sound cards (`aplay -l`,
+//   SDL, PortAudio). An open of a /dev path that is neither in the testbed ($UMOCKDEV_DIR/dev/…) nor on the machine
+//   fails here with ENOENT, as it would anyway, and umockdev never sees it.
+// - udev's database: libudev takes a device as initialized (libinput skips one that is not) when /run/udev/data/
+//   c<MAJOR>:<MINOR> exists, and reads its udev properties there. umockdev (0.17) does not redirect /run/udev, so opens
+//   under /run/udev/data/ go to $UMOCKDEV_DIR/run/udev/data/, which hal exec writes.
+// - fstat() of an open node: umockdev's nodes are pseudo-terminals, and fstat() showed the pty's device number
+//   (136:N) where libinput checks that the descriptor is the udev device's (13:64). A pty that the testbed maps to a
+//   node ($UMOCKDEV_DIR/dev/.ptymap/_dev_pts_N, a link to "MAJOR:MINOR") reports the node's number.
+//
+// Everything else goes on to umockdev's wrappers.
 #include "preload.h"
 
 #include <dlfcn.h>
@@ -14,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 /// Whether `path` is a /dev path that exists neither in umockdev's testbed nor on the machine.
 static int missing_node(const char *path, int flags) {
@@ -31,6 +42,68 @@ static int missing_node(const char *path, int flags) {
     return missing;
 }
 
+/// `path` itself, or its copy in the testbed when it is under /run/udev/data/ (written into `inside`).
+static const char *testbed_path(const char *path, char inside[PATH_MAX]) {
+    static const char udev_data[] = "/run/udev/data/";
+    if (path == NULL || strncmp(path, udev_data, sizeof udev_data - 1) != 0) return path;
+    const char *root = getenv("UMOCKDEV_DIR");
+    if (root == NULL || *root == 0 || snprintf(inside, PATH_MAX, "%s%s", root, path) >= PATH_MAX) return path;
+    return inside;
+}
+
+/// After a successful fstat: a testbed pty's device number becomes its node's.
+static void node_number(struct stat *status) {
+    if (!S_ISCHR(status->st_mode)) return;
+    unsigned pty_major = major(status->st_rdev);
+    if (pty_major < 136 || pty_major > 143) return;  // UNIX98 pty slaves
+    const char *root = getenv("UMOCKDEV_DIR");
+    if (root == NULL || *root == 0) return;
+    char map[PATH_MAX], target[32];
+    unsigned number = (pty_major - 136) * 256 + minor(status->st_rdev);
+    if (snprintf(map, sizeof map, "%s/dev/.ptymap/_dev_pts_%u", root, number) >= (int)sizeof map) return;
+    int saved = errno;
+    ssize_t length = readlink(map, target, sizeof target - 1);
+    errno = saved;
+    if (length <= 0) return;
+    target[length] = 0;
+    unsigned node_major, node_minor;
+    if (sscanf(target, "%u:%u", &node_major, &node_minor) == 2) status->st_rdev = makedev(node_major, node_minor);
+}
+
+typedef int (*fstat_type)(int, struct stat *);
+typedef int (*fstat64_type)(int, struct stat64 *);
+typedef int (*fxstat_type)(int, int, struct stat *);
+typedef int (*fxstat64_type)(int, int, struct stat64 *);
+
+/// fstat and fstat64 (the same layout on 64-bit Linux).
+#define WRAP_FSTAT(name, type, next_type)                                                                              \
+    HC_EXPORT int name(int fd, type *status) {                                                                         \
+        NEXT_DEFINITION(#name, next_type);                                                                             \
+        int result = next(fd, status);                                                                                 \
+        if (result == 0) node_number((struct stat *)status);                                                           \
+        return result;                                                                                                 \
+    }
+
+/// __fxstat and __fxstat64, which programs built before glibc 2.33 call.
+#define WRAP_FXSTAT(name, type, next_type)                                                                             \
+    int name(int version, int fd, type *status);                                                                       \
+    HC_EXPORT int name(int version, int fd, type *status) {                                                            \
+        NEXT_DEFINITION(#name, next_type);                                                                             \
+        int result = next(version, fd, status);                                                                        \
+        if (result == 0) node_number((struct stat *)status);                                                           \
+        return result;                                                                                                 \
+    }
+
+typedef FILE *(*fopen_type)(const char *, const char *);
+
+/// fopen and fopen64: libudev reads the database with them.
+#define WRAP_FOPEN(name)                                                                                               \
+    HC_EXPORT FILE *name(const char *path, const char *mode) {                                                         \
+        char inside[PATH_MAX];                                                                                         \
+        NEXT_DEFINITION(#name, fopen_type);                                                                                  \
+        return next(testbed_path(path, inside), mode);                                                                 \
+    }
+
 /// The mode argument of an open that creates.
 #define MODE(flags, mode)                                                                                              \
     do {                                                                                                               \
@@ -42,8 +115,8 @@ static int missing_node(const char *path, int flags) {
         }                                                                                                              \
     } while (0)
 
-/// The next definition of an open function, found once.
-#define NEXT_OPEN(name, type)                                                                                          \
+/// The next definition of a function, found once.
+#define NEXT_DEFINITION(name, type)                                                                                          \
     static type next;                                                                                                  \
     if (next == NULL) next = (type)dlsym(RTLD_NEXT, name)
 
@@ -58,8 +131,9 @@ typedef int (*openat_2_type)(int, const char *, int);
         mode_t mode = 0;                                                                                               \
         MODE(flags, mode);                                                                                             \
         if (missing_node(path, flags)) return -1;                                                                      \
-        NEXT_OPEN(#name, open_type);                                                                                   \
-        return next(path, flags, mode);                                                                                \
+        char inside[PATH_MAX];                                                                                         \
+        NEXT_DEFINITION(#name, open_type);                                                                                   \
+        return next(testbed_path(path, inside), flags, mode);                                                          \
     }
 
 /// openat and openat64.
@@ -68,8 +142,9 @@ typedef int (*openat_2_type)(int, const char *, int);
         mode_t mode = 0;                                                                                               \
         MODE(flags, mode);                                                                                             \
         if (missing_node(path, flags)) return -1;                                                                      \
-        NEXT_OPEN(#name, openat_type);                                                                                 \
-        return next(folder, path, flags, mode);                                                                        \
+        char inside[PATH_MAX];                                                                                         \
+        NEXT_DEFINITION(#name, openat_type);                                                                                 \
+        return next(folder, testbed_path(path, inside), flags, mode);                                                  \
     }
 
 /// The fortified __open_2 and __open64_2, which never create.
@@ -77,8 +152,9 @@ typedef int (*openat_2_type)(int, const char *, int);
     int name(const char *path, int flags);                                                                             \
     HC_EXPORT int name(const char *path, int flags) {                                                                  \
         if (missing_node(path, flags)) return -1;                                                                      \
-        NEXT_OPEN(#name, open_2_type);                                                                                 \
-        return next(path, flags);                                                                                      \
+        char inside[PATH_MAX];                                                                                         \
+        NEXT_DEFINITION(#name, open_2_type);                                                                                 \
+        return next(testbed_path(path, inside), flags);                                                                \
     }
 
 /// __openat_2 and __openat64_2.
@@ -86,8 +162,9 @@ typedef int (*openat_2_type)(int, const char *, int);
     int name(int folder, const char *path, int flags);                                                                 \
     HC_EXPORT int name(int folder, const char *path, int flags) {                                                      \
         if (missing_node(path, flags)) return -1;                                                                      \
-        NEXT_OPEN(#name, openat_2_type);                                                                               \
-        return next(folder, path, flags);                                                                              \
+        char inside[PATH_MAX];                                                                                         \
+        NEXT_DEFINITION(#name, openat_2_type);                                                                               \
+        return next(folder, testbed_path(path, inside), flags);                                                        \
     }
 
 WRAP_OPEN(open)
@@ -98,3 +175,9 @@ WRAP_OPEN_2(__open_2)
 WRAP_OPEN_2(__open64_2)
 WRAP_OPENAT_2(__openat_2)
 WRAP_OPENAT_2(__openat64_2)
+WRAP_FSTAT(fstat, struct stat, fstat_type)
+WRAP_FSTAT(fstat64, struct stat64, fstat64_type)
+WRAP_FXSTAT(__fxstat, struct stat, fxstat_type)
+WRAP_FXSTAT(__fxstat64, struct stat64, fxstat64_type)
+WRAP_FOPEN(fopen)
+WRAP_FOPEN(fopen64)

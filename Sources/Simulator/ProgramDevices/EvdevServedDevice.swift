@@ -65,6 +65,7 @@ public final class EvdevServedDevice: ServedDevice {
             "-i", "\(device.node)=" + (try testbed.write(stem + ".ioctl", device.ioctls)),
             "-x", "\(device.node)=" + (try testbed.write(stem + ".answers", device.answers)),
         ]
+        testbed.files[device.udevDatabasePath] = device.udevDatabase
         if live {
             let fifo = try testbed.makeFIFO(stem + ".live")
             testbed.umockdevArguments += ["-l", "\(device.node)=\(fifo)"]
@@ -88,9 +89,9 @@ public final class EvdevServedDevice: ServedDevice {
         var encoder = InputDeviceEncoding.Encoder()
         // On the trace's clock, a frame has reached the reader's side once the node's terminal holds it.
         let settled = run.clock == nil ? nil : PendingInput(path: run.testbedRoot + node.withLock { $0.path }).isWaiting
-        // A recorded event is stamped in seconds from the run's zero, as umockdev's scripts stamp them on the
-        // machine's clock; a live one keeps the machine's time.
-        let zero = run.clock == nil ? 0 : run.origin.nanoseconds
+        // On the trace's clock an event is stamped on the program's CLOCK_MONOTONIC (which libinput and libevdev ask
+        // the kernel for, and compare with their own timers); a live one keeps the machine's time.
+        let zero = run.clock == nil ? 0 : run.origin.nanoseconds - TraceClock.monotonicBase
         for await record in run.records(of: channels, settled: settled) {
             let frame = encoder.encode(record.reading)
             var bytes: [UInt8] = []

@@ -232,6 +232,16 @@ public struct ProgramRun: Sendable {
             _ = mkdir(folder, 0o755)
             guard symlink(target, root + node) == 0 else { throw ProgramError("cannot link \(node) in the testbed: \(describeErrno(errno))") }
         }
+        for (path, text) in plan.files.sorted(by: { $0.key < $1.key }) {
+            var folder = root
+            for part in path.split(separator: "/").dropLast() {
+                folder += "/" + part
+                _ = mkdir(folder, 0o755)
+            }
+            guard FileManager.default.createFile(atPath: root + path, contents: Data(text.utf8)) else {
+                throw ProgramError("cannot write \(path) in the testbed")
+            }
+        }
         var childEnvironment = [
             "PATH": path, "HOME": environment["HOME"] ?? "/", "LANG": "C.UTF-8", "TMPDIR": scratch.temporary, "PYTHONUNBUFFERED": "1",
             "LD_PRELOAD": halPreload + ":" + preload, "UMOCKDEV_DIR": root,

@@ -42,12 +42,16 @@ public struct TestbedPlan: Sendable {
     public let origin: Timestamp
     /// How many trace seconds pass in a second.
     public let rate: Double
-    /// `umockdev-run` arguments before `--`: `-d FILE`, `-i NODE=FILE`, `-e NODE=FILE`, `-s NODE=FILE`.
+    /// `hal-testbed` arguments: `-d FILE`, `-i NODE=FILE`, `-e NODE=FILE`, `-s NODE=FILE`, `-l NODE=FIFO`,
+    /// `-x NODE=FILE`, `-v NODE=…`.
     public var umockdevArguments: [String] = []
     /// Variables added to the program's environment.
     public var environment: [String: String] = [:]
     /// Symbolic links made in the testbed's `/dev` before the program starts: a node's path to what it links to.
     public var links: [String: String] = [:]
+    /// Files written into the testbed before the program starts, by path under its root: udev's database entries
+    /// (`/run/udev/data/c13:64`), which `libhal-clock.so` shows the program at their machine paths.
+    public var files: [String: String] = [:]
     /// The indexes of the channels fed live (``LiveReadings``) rather than from their records.
     public var liveChannels: Set<Int> = []
 

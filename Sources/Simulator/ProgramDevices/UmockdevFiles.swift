@@ -73,6 +73,15 @@ public struct UmockdevInputDevice: Sendable {
         return properties
     }
 
+    /// udev's database entry for the node, at ``udevDatabasePath``: its properties, the `seat` tag, and an
+    /// initialization time, which makes libudev (and libinput) take the device as set up by udev.
+    public var udevDatabase: String {
+        "I:1\n" + udevProperties.map { "E:\($0)\n" }.joined() + "G:seat\nQ:seat\nV:1\n"
+    }
+
+    /// Where udev keeps the node's database entry: `/run/udev/data/c13:<64 + N>`.
+    public var udevDatabasePath: String { "/run/udev/data/c13:\(64 + eventNumber)" }
+
     /// The `.ioctl` replies of fixed size (umockdev's recording format): version, identity, force-feedback effects,
     /// each axis's `input_absinfo` and the multitouch slots. The variable-size reads are ``answers``.
     public var ioctls: String {
