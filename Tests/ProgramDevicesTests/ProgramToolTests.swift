@@ -352,6 +352,36 @@ import TraceFormat
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// iio-sensor-proxy, as a desktop runs it (on a D-Bus of the run's own, as its system bus), finds the IMU's
+    /// accelerometer through udev (`IIO_SENSOR_PROXY_TYPE`), reads the trace's raw values, and `monitor-sensor` reports
+    /// the orientation the trace holds: gravity along +y for 5 s (bottom-up), then along +x (left-up), the change seen
+    /// at iio-sensor-proxy's first poll after 5 s (it polls every 700 ms from its claim).
+    @Test func monitorSensorFollowsTheAccelerometer() async throws {
+        let scratch = try makeScratchFolder()
+        let records = (0..<100).map { index in
+            let gravity = index < 50 ? Vector3(x: 0, y: 9.80665, z: 0) : Vector3(x: 9.80665, y: 0, z: 0)
+            return TraceRecord(channel: 0, reading: .motion(MotionSample(timestamp: time(Double(index) * 0.1), quantity: .acceleration, value: gravity)))
+        }
+        let trace = try writeTrace([TraceChannel(id: "accel", kind: .accelerometer, source: "test", rate: 10)], records, in: scratch)
+        // GLib writes its debug messages to standard output. monitor-sensor runs until the end stops it.
+        let program = "export DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS; G_MESSAGES_DEBUG=all /usr/sbin/iio-sensor-proxy > \(scratch)/proxy.txt 2>&1 & monitor-sensor"
+        let (_, output) = try await exec([trace, "--end", "8", "--", "dbus-run-session", "--", "/bin/sh", "-c", program], scratch: scratch)
+        let lines = output.split(separator: "\n")
+        #expect(output.contains("hal exec: end passed at 8.0 s"), "\(output)")
+        // monitor-sensor may start before or after iio-sensor-proxy claims its name (two processes in one instant of
+        // the trace), so its first lines differ; the accelerometer and the orientations it reports do not.
+        #expect(lines.contains { $0.contains("=== Has accelerometer") }, "\(output)")
+        let changes = lines.filter { $0.contains("Accelerometer orientation changed: ") && !$0.hasSuffix(" undefined") }.map { line in
+            (time: Double(line.dropFirst().prefix { $0 != "]" }.trimmingCharacters(in: .whitespaces)) ?? -1, orientation: String(line.split(separator: " ").last!))
+        }
+        #expect(changes.map(\.orientation) == ["bottom-up", "left-up"], "\(output)")
+        if changes.count == 2 { #expect(changes[1].time >= 5 && changes[1].time <= 5.7, "\(output)") }
+        // What it read: 9.80665 m/s² is 4096 steps of 0.002394202.
+        let proxy = (try? String(contentsOfFile: scratch + "/proxy.txt", encoding: .utf8)) ?? ""
+        #expect(proxy.contains("Accel read from IIO on 'hal-imu': 0, 4096, 0") && proxy.contains("Accel read from IIO on 'hal-imu': 4096, 0, 0"), "\(proxy)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// A plain sysfs reader polling `in_accel_x_raw` sees the value change as the trace goes: it reads the first
     /// value, then waits (a state, not a time) for the last one, which equals the trace's within the scale. libiio's
     /// `iio_attr` reads the environment sensor's temperature: the trace's value in the IIO ABI's milli-degrees, after

@@ -113,6 +113,15 @@ public final class IIOServedDevice: ServedDevice {
         iioChannels.flatMap { channel in channel.kind.axes == 3 ? ["x", "y", "z"].map { "\(channel.kind.name)_\($0)" } : [channel.kind.name] }
     }
 
+    /// The properties udev's rules from iio-sensor-proxy give such a device: `IIO_SENSOR_PROXY_TYPE`, which names the
+    /// drivers that may read it (polled accelerometer for an IMU with one, polled light or proximity sensor); none for
+    /// the other kinds, which iio-sensor-proxy does not serve.
+    var udevProperties: [String] {
+        let names = Set(iioChannels.map(\.kind.name))
+        let types = [("accel", "iio-poll-accel"), ("illuminance", "iio-poll-als"), ("proximity", "iio-poll-proximity")].filter { names.contains($0.0) }
+        return types.isEmpty ? [] : ["IIO_SENSOR_PROXY_TYPE=" + types.map(\.1).joined(separator: " ")]
+    }
+
     public func prepare(_ testbed: inout TestbedPlan) throws {
         let number = testbed.nextIIONumber
         testbed.nextIIONumber += 1
@@ -128,7 +137,9 @@ public final class IIOServedDevice: ServedDevice {
             E: DEVNAME=/dev/iio:device\(number)
             E: DEVTYPE=iio_device
             E: SUBSYSTEM=iio
-            A: dev=241:\(number)
+            E: MAJOR=241
+            E: MINOR=\(number)
+            \(udevProperties.map { "E: \($0)\n" }.joined())A: dev=241:\(number)
             A: name=\(deviceName)\\n
             A: sampling_frequency=\(Self.number(rate))\\n
             A: current_timestamp_clock=monotonic\\n
