@@ -13,18 +13,16 @@ func recordUnderUmockdev(
     _ testbed: Umockdev.Testbed, uri: String, into trace: String, records: Int, scratch: String
 ) async throws -> (status: Int32, output: String) {
     let pidFile = scratch + "/hal-record.pid", log = scratch + "/hal-record.log"
-    try #require(FileManager.default.createFile(atPath: log, contents: nil))
-    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-    defer { try? output.close() }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-run")
-    // The shell writes its pid, which `exec` makes hal's: the signal goes to hal itself, not to umockdev-run.
+    // The shell writes its pid, which `exec` makes hal's: the signal goes to hal itself, not to umockdev-run. The
+    // shell, not this process, opens the log: no descriptor of this process is handed to the child to close.
     process.arguments = ["-d", testbed.devices[0], "-s", "\(testbed.scripts[0].node)=\(testbed.scripts[0].file)", "--",
-                         "/bin/sh", "-c", "echo $$ > '\(pidFile)' && exec \"$@\"", "sh",
+                         "/bin/sh", "-c", "echo $$ > '\(pidFile)' && exec \"$@\" > '\(log)' 2>&1", "sh",
                          halExecutable, "record", "--out", trace, "--quiet", uri]
     process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch]) { $1 }
-    process.standardOutput = output
-    process.standardError = output
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
     try process.run()
     let written = try await waitUntil { wholeRecords(inTrace: trace) >= records || !process.isRunning }
     let pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
