@@ -92,14 +92,15 @@ public final class GPSServedDevice: ServedDevice {
                 let daemon = try ChildProcess(
                     executable: gpsd, arguments: ["-N", "-n", "-b", "-S", String(port), terminal.slavePath],
                     environment: testbed.clockEnvironment.merging(["PATH": "/usr/sbin:/usr/bin:/bin"]) { $1 })
-                state.withLock { [port] in
-                    $0.daemon = daemon
-                    $0.port = port
-                }
-                do {
-                    try Self.waitForListener(port: port, daemon: daemon)
+                // A gpsd that does not listen is ended and its pipes closed there; only one that listens is kept (and
+                // its pipes closed once, by finish()).
+                if try Self.waitForListener(port: port, daemon: daemon, lastAttempt: attempt == 5) {
+                    state.withLock { [port] in
+                        $0.daemon = daemon
+                        $0.port = port
+                    }
                     break
-                } catch where attempt < 5 && daemon.poll() != nil {}
+                }
             }
             if let daemon = state.withLock({ $0.daemon }), !testbed.clockEnvironment.isEmpty { testbed.clockedProcesses.append(daemon.pid) }
             testbed.environment["HAL_GPSD_PORT"] = String(port)
@@ -157,19 +158,25 @@ public final class GPSServedDevice: ServedDevice {
         return server.port
     }
 
-    /// Waits until something accepts connections on `port`, or `daemon` ends (its error output is the message).
-    static func waitForListener(port: UInt16, daemon: ChildProcess) throws {
+    /// Waits until something accepts connections on `port` (true), or `daemon` ends on its own, as when another
+    /// process took the port (false, unless this was the `lastAttempt`). Otherwise, and on the last attempt, it throws
+    /// with the daemon's error output. Whenever it does not return true, the daemon is ended and its pipes closed.
+    static func waitForListener(port: UInt16, daemon: ChildProcess, lastAttempt: Bool) throws -> Bool {
         for _ in 0..<1000 {
             if let socket = try? TCPConnection.connect(host: "127.0.0.1", port: port, uri: "gpsd://127.0.0.1:\(port)") {
                 close(socket)
-                return
+                return true
             }
             if daemon.poll() != nil { break }
             usleep(10_000)
         }
+        let endedOnItsOwn = daemon.poll() != nil
         var message: [String] = []
         daemon.signalGroup(SIGKILL)
+        _ = daemon.wait()
+        close(daemon.standardOutput)
         ChildProcess.readLines(daemon.standardError) { message.append($0) }
+        if endedOnItsOwn && !lastAttempt { return false }
         throw ProgramError("gpsd did not start listening on 127.0.0.1:\(port): \(message.suffix(3).joined(separator: "; "))")
     }
 }
