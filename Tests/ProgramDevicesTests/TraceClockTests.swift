@@ -238,6 +238,40 @@ import Testing
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// `delivered:` says what the program read of the input devices too: none of the touchscreen's events for a
+    /// program that never opens it; 3 events and no whole frame for `head -c 72` (three 24-byte events); every event
+    /// for evtest; and of the IMU's buffer, the 4 scans a reader took (accel_x alone, 2 bytes a scan) of the many
+    /// written while it kept the buffer enabled.
+    @Test func deliveredCountsTheEventsAndScansTheProgramRead() async throws {
+        let scratch = try makeScratchFolder()
+        let taps = packageRoot + "/Examples/CampusGuidePython/taps.jsonl"
+        func delivered(_ trace: String, _ end: String, _ command: String, _ prefix: String) async throws -> String {
+            let run = try await exec([trace, "--no-speaker", "--end", end, "--", "/bin/sh", "-c", command], scratch: scratch)
+            return run.output.split(separator: "\n").first { $0.hasPrefix("hal exec: delivered: " + prefix) }.map(String.init) ?? run.output
+        }
+        let touch = "touchscreen /dev/input/event0: 21 events in 4 frames on the trace's clock"
+        #expect(try await delivered(taps, "260", "sleep 300", "touchscreen") == "hal exec: delivered: \(touch), 0 events (0 frames) read by the program")
+        #expect(try await delivered(taps, "260", "head -c 72 /dev/input/event0 > /dev/null; sleep 300", "touchscreen")
+            == "hal exec: delivered: \(touch), 3 events (0 frames) read by the program")
+        #expect(try await delivered(taps, "260", "evtest /dev/input/event0 > /dev/null", "touchscreen")
+            == "hal exec: delivered: \(touch), 21 events (4 frames) read by the program")
+        let reader = scratch + "/reader.py"
+        try """
+            import os, time
+            folder = "/sys/bus/iio/devices/iio:device0/"
+            open(folder + "scan_elements/in_accel_x_en", "w").write("1")
+            open(folder + "buffer/enable", "w").write("1")
+            node = os.open("/dev/iio:device0", os.O_RDONLY)
+            taken = b""
+            while len(taken) < 8: taken += os.read(node, 8 - len(taken))
+            time.sleep(1)
+            """.write(toFile: reader, atomically: true, encoding: .utf8)
+        let buffer = try await delivered(packageRoot + "/traces/lobby-lookaround.jsonl", "2", "/usr/bin/python3 \(reader)", "iio:device0")
+        let written = buffer.firstMatch(of: /, ([0-9]+) scans into the enabled buffer, 4 read by the program$/).flatMap { Int($0.1) }
+        #expect(written.map { $0 > 90 } == true, "\(buffer)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     /// A program that closes its standard output (or sends it to /dev/null with `exec`) lets time move: the ended
     /// pipe has nothing more for hal to take. Its reader used to ask the closed descriptor, and time stood still until
     /// the spin guard stopped the program.

@@ -35,6 +35,24 @@ public final class PendingInput: Sendable {
         return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
     }
 
+    /// Reads and discards the input waiting, without blocking (a terminal's non-blocking read also takes what is still
+    /// on its way into its queue); the bytes taken, or `nil` when the node cannot be opened or read.
+    public func drain() -> Int? {
+        let file = self.file
+        guard file >= 0 else { return nil }
+        var taken = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+            if count > 0 {
+                taken += count
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            return count == 0 || errno == EAGAIN ? taken : (taken > 0 ? taken : nil)
+        }
+    }
+
     /// The bytes of input waiting (`FIONREAD`); `nil` when the node cannot be opened or asked. Asked once early, it
     /// also keeps the node open, so a terminal's input queue outlives the reader's last close and can be counted.
     public func pendingBytes() -> Int? {

@@ -85,10 +85,11 @@ public final class EvdevServedDevice: ServedDevice {
             return
         }
         // Live: each reading's frame as the kernel's `struct input_event`s, written as it arrives.
-        let live = try LiveNode(path: fifo)
+        let live = try LiveNode(path: fifo, node: run.testbedRoot + node.withLock { $0.path })
+        feeding.withLock { $0.node = live }
         var encoder = InputDeviceEncoding.Encoder()
         // On the trace's clock, a frame has reached the reader's side once the node's terminal holds it.
-        let settled = run.clock == nil ? nil : PendingInput(path: run.testbedRoot + node.withLock { $0.path }).isWaiting
+        let settled = run.clock == nil ? nil : live.node?.isWaiting
         // On the trace's clock an event is stamped on the program's CLOCK_MONOTONIC (which libinput and libevdev ask
         // the kernel for, and compare with their own timers); a live one keeps the machine's time.
         let zero = run.clock == nil ? 0 : run.origin.nanoseconds - TraceClock.monotonicBase
@@ -100,11 +101,23 @@ public final class EvdevServedDevice: ServedDevice {
                 bytes += Self.kernelEvent(event)
             }
             live.write(bytes)
-            liveEvents.withLock { $0 += frame.count }
+            feeding.withLock { $0.frameEnds.append(live.bytesWritten) }
         }
     }
 
-    private let liveEvents = Locked(0)
+    /// The FIFO's node and where each frame written into it ends, in bytes from the first; once the run is over, the
+    /// bytes the program read.
+    private let feeding = Locked<(node: LiveNode?, frameEnds: [Int], read: Int?)>((nil, [], nil))
+
+    public func finish() {
+        guard let node = feeding.withLock({ $0.node }) else { return }
+        // A frame counts as read once none of its bytes is left in the node.
+        let read = node.unreadBytes().map { node.bytesWritten - $0 }
+        feeding.withLock { $0.read = read }
+    }
+
+    /// The size of `struct input_event` on a 64-bit Linux.
+    static let kernelEventSize = 24
 
     /// `struct input_event` on a 64-bit Linux: the time as seconds and microseconds, type, code and value.
     static func kernelEvent(_ event: InputEvent) -> [UInt8] {
@@ -120,7 +133,10 @@ public final class EvdevServedDevice: ServedDevice {
     public var delivered: String {
         let (path, live) = node.withLock { $0 }
         if live != nil {
-            return "\(role.rawValue) \(path): \(liveEvents.withLock { $0 }) events" + (onTraceClock.withLock { $0 } ? " on the trace's clock" : ", live")
+            let (ends, read) = feeding.withLock { ($0.frameEnds, $0.read) }
+            let events = (ends.last ?? 0) / Self.kernelEventSize
+            let taken = read.map { read in ", \(read / Self.kernelEventSize) events (\(ends.prefix { $0 <= read }.count) frames) read by the program" } ?? ""
+            return "\(role.rawValue) \(path): \(events) events in \(ends.count) frames" + (onTraceClock.withLock { $0 } ? " on the trace's clock" : ", live") + taken
         }
         return "\(role.rawValue) \(path): \(events.count) events in \(events.filter(\.isFrameEnd).count) frames"
     }

@@ -30,7 +30,21 @@ public final class IIOServedDevice: ServedDevice {
     private let isIMU: Bool
     /// The scans: a time and each channel axis's raw value, in `iioChannels` order.
     private let scans: [(time: Timestamp, raw: [Int32])]
-    private let state = Locked<(number: Int, folder: String, written: Int, buffered: Int, live: String?)>((0, "", 0, 0, nil))
+    private let state = Locked<State>(State())
+
+    private struct State {
+        var number = 0
+        var folder = ""
+        /// Readings written into sysfs.
+        var written = 0
+        /// The buffer's FIFO, and its node once fed.
+        var live: String?
+        var buffer: LiveNode?
+        /// Where each scan written into the buffer ends, in bytes from the first.
+        var scanEnds: [Int] = []
+        /// The scans the program read, once the run is over.
+        var read: Int?
+    }
     /// Whether the run writes the readings on the trace's clock (from the records, through the live FIFO).
     private let onTraceClock = Locked(false)
 
@@ -211,14 +225,13 @@ public final class IIOServedDevice: ServedDevice {
         if run.live?.carries(channels.map(\.index)) == true { return try await feedLive(run) }
         let root = run.testbedRoot
         let folder = root + "/sys" + state.withLock { $0.folder }
-        let buffer = try state.withLock({ $0.live }).map { try LiveNode(path: $0) }
+        let buffer = try openBuffer(run)
         let names = axisNames
         var current = scans.first?.raw ?? []
         // On the trace's clock, a scan has reached the reader's side once the buffer's node holds it (a sysfs value is
         // there as soon as it is renamed into place). A record whose scan is written already, or that goes to sysfs
         // alone, has nothing in the node to settle.
-        let number = state.withLock { $0.number }
-        let pending = run.clock == nil || buffer == nil ? nil : PendingInput(path: root + "/dev/iio:device\(number)")
+        let pending = run.clock == nil ? nil : buffer?.node
         let wrote = Locked(false)
         let settled = pending.map { pending in { @Sendable in !wrote.withLock { $0 } || pending.isWaiting() } }
         // The scans, each whole at its time (the channels' records of one time make one scan), on either clock. As a
@@ -242,7 +255,7 @@ public final class IIOServedDevice: ServedDevice {
                 let all = !enabled.contains(true) && !timestamp
                 buffer.write(Self.bytes(of: scan, enabled: all ? nil : enabled, timestamp: all || timestamp))
                 wrote.withLock { $0 = true }
-                state.withLock { $0.buffered += 1 }
+                state.withLock { $0.scanEnds.append(buffer.bytesWritten) }
             }
             state.withLock { $0.written += 1 }
         }
@@ -253,7 +266,7 @@ public final class IIOServedDevice: ServedDevice {
     private func feedLive(_ run: FeedContext) async throws {
         let root = run.testbedRoot
         let folder = root + "/sys" + state.withLock { $0.folder }
-        let buffer = try state.withLock({ $0.live }).map { try LiveNode(path: $0) }
+        let buffer = try openBuffer(run)
         let names = axisNames
         var current = [Int32](repeating: 0, count: names.count)
         for await record in run.records(of: channels) {
@@ -266,9 +279,25 @@ public final class IIOServedDevice: ServedDevice {
             buffer?.write(Self.bytes(of: (record.timestamp, current)))
             state.withLock {
                 $0.written += 1
-                $0.buffered += buffer == nil ? 0 : 1
+                if let buffer { $0.scanEnds.append(buffer.bytesWritten) }
             }
         }
+    }
+
+    /// The buffer's FIFO (the IMU), its node held open to count what the program leaves unread.
+    private func openBuffer(_ run: FeedContext) throws -> LiveNode? {
+        let (fifo, number) = state.withLock { ($0.live, $0.number) }
+        guard let fifo else { return nil }
+        let buffer = try LiveNode(path: fifo, node: run.testbedRoot + "/dev/iio:device\(number)")
+        state.withLock { $0.buffer = buffer }
+        return buffer
+    }
+
+    public func finish() {
+        guard let buffer = state.withLock({ $0.buffer }) else { return }
+        // A scan counts as read once none of its bytes is left in the node.
+        let read = buffer.unreadBytes().map { buffer.bytesWritten - $0 }
+        state.withLock { state in state.read = read.map { read in state.scanEnds.prefix { $0 <= read }.count } }
     }
 
     /// Writes `text` to a file beside the testbed's sysfs and renames it over `path`, so a reader sees the old value
@@ -284,8 +313,9 @@ public final class IIOServedDevice: ServedDevice {
     }
 
     public var delivered: String {
-        let (number, written, buffered, live) = state.withLock { ($0.number, $0.written, $0.buffered, $0.live) }
+        let (number, written, buffered, read, live) = state.withLock { ($0.number, $0.written, $0.scanEnds.count, $0.read, $0.live) }
         let clock = onTraceClock.withLock { $0 } ? " on the trace's clock" : ""
-        return "iio:device\(number): \(written) readings in sysfs\(clock)" + (live == nil ? "" : ", \(buffered) scans into the enabled buffer")
+        guard live != nil else { return "iio:device\(number): \(written) readings in sysfs\(clock)" }
+        return "iio:device\(number): \(written) readings in sysfs\(clock), \(buffered) scans into the enabled buffer" + (read.map { ", \($0) read by the program" } ?? "")
     }
 }

@@ -405,13 +405,25 @@ public struct ServedDeviceTypes: Sendable {
 }
 
 /// A FIFO that `hal-testbed -l` relays into a node: what is written here is what the program reads from the node.
+///
+/// It also tells how much of it the program read (``unreadBytes()``): the node's terminal is held open from the start
+/// (so its input queue outlives the program's last close), and once the program has ended, what it left is drained
+/// from it until `hal-testbed` has relayed all that was written (`FIFO.count`).
 final class LiveNode: Sendable {
     private let descriptor: Int32
+    private let count: String
+    /// The node's terminal, held open from the start.
+    let node: PendingInput?
+    private let written = Locked(0)
 
-    /// Opens the FIFO at `path` for writing (hal-testbed holds its other end).
-    init(path: String) throws {
+    /// Opens the FIFO at `path` for writing (hal-testbed holds its other end), and `node` (the node's path in the
+    /// testbed, which links to its terminal), when given, for counting what is left unread.
+    init(path: String, node: String? = nil) throws {
         descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ProgramError("cannot open \(path): \(describeErrno(errno))") }
+        count = path + ".count"
+        self.node = node.map { PendingInput(path: $0) }
+        _ = self.node?.pendingBytes()
     }
 
     /// Writes all of `bytes`.
@@ -420,9 +432,42 @@ final class LiveNode: Sendable {
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { LibC.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
+            if written <= 0 { break }
             offset += written
         }
+        written.withLock { $0 += offset }
+    }
+
+    /// The bytes written so far.
+    var bytesWritten: Int { written.withLock { $0 } }
+
+    /// What the program did not read of what was written, once it has ended and nothing more is written: the rest is
+    /// drained from the node as `hal-testbed` relays it (a non-blocking read of a terminal also takes what is still on
+    /// its way in). `nil` when the node or the relay's count cannot be read, or the relay stops short for 5 s.
+    func unreadBytes() -> Int? {
+        guard let node else { return nil }
+        let total = bytesWritten
+        var drained = 0
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            guard let relayed = relayedBytes() else { return nil }
+            let all = relayed >= total
+            guard let taken = node.drain() else { return nil }
+            drained += taken
+            if all { return drained + (total - relayed) }
+            if ContinuousClock.now > deadline { return nil }
+            if taken == 0 { usleep(1000) }
+        }
+    }
+
+    /// The bytes `hal-testbed` has written into the node (`FIFO.count`).
+    private func relayedBytes() -> Int? {
+        let file = open(count, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var little: UInt64 = 0
+        guard pread(file, &little, 8, 0) == 8 else { return nil }
+        return Int(UInt64(littleEndian: little))
     }
 
     deinit { close(descriptor) }

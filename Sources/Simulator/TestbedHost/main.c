@@ -12,7 +12,8 @@
  *                                     FOURCC is YUYV, UYVY, GREY or RGB3
  *     -l NODE=FIFO                    live input: what is written into the FIFO is what
  *                                     reads of NODE return, as it arrives (hal exec writes
- *                                     a live device's events or scans there)
+ *                                     a live device's events or scans there); FIFO.count
+ *                                     holds how many bytes went into NODE so far
  *     -x NODE=FILE.answers            evdev ioctls of variable size, answered at any size
  *                                     (see "evdev" below); NODE's other ioctls are its -i
  *   Options may repeat. Like umockdev-run, all -d are applied first, then -v, -i,
@@ -631,8 +632,10 @@ static gboolean load(UMockdevTestbed *tb, const char *spec, GError **error,
     return fn(tb, parts[0], parts[1], error);
 }
 
-/* -l NODE=FIFO: copy what arrives in the FIFO into the node's pty, from the main loop. */
-typedef struct { int from, to; } Relay;
+/* -l NODE=FIFO: copy what arrives in the FIFO into the node's pty, from the main loop. The bytes written into the
+ * pty so far are kept, as a little-endian 64-bit count, in FIFO.count: with what it wrote into the FIFO and what is
+ * left unread in the node, hal exec tells what the program read. */
+typedef struct { int from, to, count; guint64 written; } Relay;
 
 static gboolean relay_cb(gint fd, GIOCondition condition, gpointer user)
 {
@@ -647,6 +650,10 @@ static gboolean relay_cb(gint fd, GIOCondition condition, gpointer user)
             ssize_t written = write(relay->to, buffer + done, (size_t) (count - done));
             if (written > 0) {
                 done += written;
+                relay->written += (guint64) written;
+                guint64 little = GUINT64_TO_LE(relay->written);
+                ssize_t kept = pwrite(relay->count, &little, sizeof little, 0);
+                (void) kept;    /* a count that cannot be kept costs only the figure of what was read */
             } else if (written < 0 && errno != EINTR && errno != EAGAIN) {
                 return G_SOURCE_CONTINUE;   /* the node is gone: drop the rest */
             } else if (written < 0 && errno == EAGAIN) {
@@ -668,8 +675,15 @@ static gboolean add_live(UMockdevTestbed *tb, const char *spec, GError **error)
     to = umockdev_testbed_get_dev_fd(tb, parts[0]);
     if (to < 0)
         return fail(error, "%s: umockdev made no pty for it", parts[0]);
-    relay = g_new(Relay, 1);    /* used until exit: never freed */
+    relay = g_new0(Relay, 1);   /* used until exit: never freed */
     relay->to = to;
+    {
+        g_autofree char *count = g_strconcat(parts[1], ".count", NULL);
+        guint64 zero = 0;
+        relay->count = open(count, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (relay->count < 0 || pwrite(relay->count, &zero, sizeof zero, 0) != (ssize_t) sizeof zero)
+            return fail(error, "cannot write %s: %s", count, g_strerror(errno));
+    }
     /* Read and write, so that the open does not wait for a writer, and a writer closing is no end. */
     relay->from = open(parts[1], O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (relay->from < 0)
