@@ -9,6 +9,8 @@ public final class PseudoTerminal: Sendable {
     public let master: Int32
     /// The slave's path, such as `/dev/pts/3`.
     public let slavePath: String
+    /// Whether the master is still open: closed, and written, under this lock.
+    private let open = Locked(true)
 
     /// Opens a pseudo-terminal in raw mode.
     public init() throws(DeviceError) {
@@ -24,20 +26,27 @@ public final class PseudoTerminal: Sendable {
     /// is full, the rest is dropped, as a receiver's sentences are lost with no listener: a
     /// reader that attaches later gets current epochs, not a backlog.
     public func write(_ bytes: [UInt8]) throws(DeviceError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN { return }
-                throw DeviceError(.disconnected, uri: slavePath, "write failed: \(describeErrno(errno))")
+        try open.withLock { open throws(DeviceError) in
+            guard open else { throw DeviceError(.disconnected, uri: slavePath, "write failed: the terminal is closed") }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress! + offset, $0.count - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EAGAIN { return }
+                    throw DeviceError(.disconnected, uri: slavePath, "write failed: \(describeErrno(errno))")
+                }
+                offset += written
             }
-            offset += written
         }
     }
 
-    /// Closes the master; readers of the slave see the device go away.
+    /// Closes the master; readers of the slave see the device go away. Closing again does nothing, and a write after
+    /// the close fails as disconnected rather than reach a number the system has handed out again.
     public func close() {
-        Glibc.close(master)
+        open.withLock { open in
+            if open { Glibc.close(master) }
+            open = false
+        }
     }
 }

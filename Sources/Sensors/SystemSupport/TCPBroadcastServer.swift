@@ -6,8 +6,9 @@ public import HAL
 public final class TCPBroadcastServer: Sendable {
     /// The port it listens on.
     public let port: UInt16
-    private let listener: Int32
-    private let clients = Locked<[Int32]>([])
+    /// The listening socket and the clients, under one lock: once closed (listener -1), nothing uses either number
+    /// again, since the system may have handed it out since.
+    private let sockets: Locked<(listener: Int32, clients: [Int32])>
 
     /// Listens on 127.0.0.1:`port` (0 picks a free port).
     public init(port: UInt16) throws(DeviceError) {
@@ -31,32 +32,34 @@ public final class TCPBroadcastServer: Sendable {
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        self.listener = listener
+        sockets = Locked((listener, []))
         self.port = UInt16(bigEndian: actual.sin_port)
     }
 
-    /// Accepts waiting clients without blocking.
+    /// Accepts waiting clients without blocking; nothing once closed.
     public func acceptWaiting() {
-        while true {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 0) > 0 else { return }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
-            // Non-blocking, so that a client that stops reading is dropped instead of stalling the rest.
-            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            clients.withLock { $0.append(client) }
+        sockets.withLock { sockets in
+            while sockets.listener >= 0 {
+                var poller = pollfd(fd: sockets.listener, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 0) > 0 else { return }
+                let client = accept(sockets.listener, nil, nil)
+                guard client >= 0 else { return }
+                // Non-blocking, so that a client that stops reading is dropped instead of stalling the rest.
+                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                sockets.clients.append(client)
+            }
         }
     }
 
     /// How many clients are connected.
-    public var clientCount: Int { clients.withLock { $0.count } }
+    public var clientCount: Int { sockets.withLock { $0.clients.count } }
 
     /// Sends `bytes` to every client, dropping those that have gone or stopped reading.
     public func broadcast(_ bytes: [UInt8]) {
         acceptWaiting()
-        clients.withLock { clients in
-            clients.removeAll { client in
+        sockets.withLock { sockets in
+            sockets.clients.removeAll { client in
                 var offset = 0
                 while offset < bytes.count {
                     let sent = bytes.withUnsafeBytes { send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -72,12 +75,13 @@ public final class TCPBroadcastServer: Sendable {
         }
     }
 
-    /// Stops listening and disconnects every client.
+    /// Stops listening and disconnects every client. Closing again does nothing.
     public func close() {
-        clients.withLock { clients in
-            for client in clients { Glibc.close(client) }
-            clients.removeAll()
+        sockets.withLock { sockets in
+            for client in sockets.clients { Glibc.close(client) }
+            sockets.clients.removeAll()
+            if sockets.listener >= 0 { Glibc.close(sockets.listener) }
+            sockets.listener = -1
         }
-        Glibc.close(listener)
     }
 }

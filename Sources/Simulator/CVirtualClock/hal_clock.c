@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -74,6 +75,7 @@ struct hal_clock {
     char folder[PATH_MAX];              /* where the bells are */
     int bells[HAL_CLOCK_SLOTS];         /* each slot's bell, opened for writing (-1: not open) */
     int32_t bell_tids[HAL_CLOCK_SLOTS]; /* the thread whose bell it is */
+    pthread_mutex_t bells_lock;         /* bells and bell_tids: hal_clock_touch may run on two threads at once */
 };
 
 static void *list_push(list *l) {
@@ -117,6 +119,7 @@ hal_clock *hal_clock_create(const char *path, int64_t now, int64_t realtime_offs
     snprintf(children, sizeof children, "/proc/%d/task/%d/children", (int)getpid(), (int)gettid());
     clock->by_children = access(children, R_OK) == 0;
     for (int i = 0; i < HAL_CLOCK_SLOTS; i++) clock->bells[i] = -1;
+    pthread_mutex_init(&clock->bells_lock, NULL);
     const char *slash = strrchr(path, '/');
     if (slash == NULL) snprintf(clock->folder, sizeof clock->folder, ".");
     else snprintf(clock->folder, sizeof clock->folder, "%.*s", (int)(slash - path), path);
@@ -157,6 +160,7 @@ void hal_clock_destroy(hal_clock *clock) {
     close(clock->fd);
     for (int i = 0; i < HAL_CLOCK_SLOTS; i++)
         if (clock->bells[i] >= 0) close(clock->bells[i]);
+    pthread_mutex_destroy(&clock->bells_lock);
     free(clock->processes.items);
     free(clock->previous.items);
     free(clock->members.items);
@@ -197,6 +201,7 @@ int hal_clock_await_change(hal_clock *clock, uint32_t seen, int64_t timeout_ns) 
 /// Rings the bell of every thread waiting on descriptors: one byte in its FIFO, which the scheduler opens once per
 /// thread (for reading too, so that a write never meets a FIFO with no reader; a full one is rung already).
 static void ring_bells(hal_clock *clock) {
+    pthread_mutex_lock(&clock->bells_lock);
     for (int i = 0; i < HAL_CLOCK_SLOTS; i++) {
         hal_clock_slot *s = &clock->region->slots[i];
         int32_t tid = LOAD(&s->tid);
@@ -213,6 +218,7 @@ static void ring_bells(hal_clock *clock) {
         ssize_t ignored = write(clock->bells[i], &byte, 1);
         (void)ignored;
     }
+    pthread_mutex_unlock(&clock->bells_lock);
 }
 
 uint64_t hal_clock_touch(hal_clock *clock) {

@@ -89,7 +89,10 @@ public final class SpeakerCapture: ServedDevice {
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
             }
-            close(file)
+            pacing.open.withLock { open in
+                close(file)
+                open = false
+            }
             let clips = reader.finish()
             state.withLock {
                 $0.clips = clips
@@ -111,6 +114,9 @@ public final class SpeakerCapture: ServedDevice {
         }
         /// Set while a read is under way.
         let busy = Locked(false)
+        /// Whether the FIFO is still open: it is closed, and asked, under this lock, so that a check on another thread
+        /// never asks a number the system has handed out again.
+        let open = Locked(true)
         /// Waits until what `reader` read has played, or a slice of that.
         let pace: @Sendable (ClipReader) -> Step
     }
@@ -146,8 +152,11 @@ public final class SpeakerCapture: ServedDevice {
         clock.addIdleCheck {
             if waiting.withLock({ $0 }) { return true }
             guard !busy.withLock({ $0 }) else { return false }
-            var pending: Int32 = 0
-            return ioctl(file, UInt(FIONREAD), &pending) == 0 && pending == 0 && !busy.withLock { $0 }
+            return pacing.open.withLock { open in
+                guard open else { return true }
+                var pending: Int32 = 0
+                return ioctl(file, UInt(FIONREAD), &pending) == 0 && pending == 0 && !busy.withLock { $0 }
+            }
         }
         return pacing
     }
