@@ -11,6 +11,8 @@
 // - fstat() of an open node: umockdev's nodes are pseudo-terminals, and fstat() showed the pty's device number
 //   (136:N) where libinput checks that the descriptor is the udev device's (13:64). A pty that the testbed maps to a
 //   node ($UMOCKDEV_DIR/dev/.ptymap/_dev_pts_N, a link to "MAJOR:MINOR") reports the node's number.
+// - mmap() of a simulated camera (a pty standing for 81:N) at a buffer's offset maps the file hal-testbed made for that
+//   MMAP buffer ($UMOCKDEV_DIR/hal-v4l2/81:N/OFFSET): a pty itself cannot be mapped.
 //
 // Everything else goes on to umockdev's wrappers.
 #include "preload.h"
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -51,24 +54,60 @@ static const char *testbed_path(const char *path, char inside[PATH_MAX]) {
     return inside;
 }
 
+/// The node a testbed pty with `status` stands for: its "MAJOR:MINOR" (from $UMOCKDEV_DIR/dev/.ptymap), or 0.
+static int testbed_node(const struct stat *status, char target[32]) {
+    if (!S_ISCHR(status->st_mode)) return 0;
+    unsigned pty_major = major(status->st_rdev);
+    if (pty_major < 136 || pty_major > 143) return 0;  // UNIX98 pty slaves
+    const char *root = getenv("UMOCKDEV_DIR");
+    if (root == NULL || *root == 0) return 0;
+    char map[PATH_MAX];
+    unsigned number = (pty_major - 136) * 256 + minor(status->st_rdev);
+    if (snprintf(map, sizeof map, "%s/dev/.ptymap/_dev_pts_%u", root, number) >= (int)sizeof map) return 0;
+    int saved = errno;
+    ssize_t length = readlink(map, target, 31);
+    errno = saved;
+    while (length > 0 && (target[length - 1] == '\n' || target[length - 1] == ' ')) length--;  // "81:0\n", as in sysfs
+    if (length <= 0) return 0;
+    target[length] = 0;
+    return 1;
+}
+
 /// After a successful fstat: a testbed pty's device number becomes its node's.
 static void node_number(struct stat *status) {
-    if (!S_ISCHR(status->st_mode)) return;
-    unsigned pty_major = major(status->st_rdev);
-    if (pty_major < 136 || pty_major > 143) return;  // UNIX98 pty slaves
-    const char *root = getenv("UMOCKDEV_DIR");
-    if (root == NULL || *root == 0) return;
-    char map[PATH_MAX], target[32];
-    unsigned number = (pty_major - 136) * 256 + minor(status->st_rdev);
-    if (snprintf(map, sizeof map, "%s/dev/.ptymap/_dev_pts_%u", root, number) >= (int)sizeof map) return;
-    int saved = errno;
-    ssize_t length = readlink(map, target, sizeof target - 1);
-    errno = saved;
-    if (length <= 0) return;
-    target[length] = 0;
+    char target[32];
     unsigned node_major, node_minor;
-    if (sscanf(target, "%u:%u", &node_major, &node_minor) == 2) status->st_rdev = makedev(node_major, node_minor);
+    if (testbed_node(status, target) && sscanf(target, "%u:%u", &node_major, &node_minor) == 2)
+        status->st_rdev = makedev(node_major, node_minor);
 }
+
+typedef void *(*mmap_type)(void *, size_t, int, int, int, off_t);
+
+/// mmap and mmap64: a simulated camera's MMAP buffer (a testbed pty standing for 81:N, at the offset VIDIOC_QUERYBUF
+/// gave) is the file hal-testbed made for it, $UMOCKDEV_DIR/hal-v4l2/81:N/OFFSET, mapped shared: the frames
+/// hal-testbed writes into its own mapping are what the program reads.
+#define WRAP_MMAP(name)                                                                                                \
+    HC_EXPORT void *name(void *address, size_t length, int protection, int flags, int fd, off_t offset) {            \
+        NEXT_DEFINITION(#name, mmap_type);                                                                             \
+        struct stat status;                                                                                            \
+        char target[32], path[PATH_MAX];                                                                               \
+        const char *root = getenv("UMOCKDEV_DIR");                                                                     \
+        if (fd >= 0 && root != NULL && HC_RAW(SYS_fstat, fd, &status) == 0 && testbed_node(&status, target)           \
+            && strncmp(target, "81:", 3) == 0                                                                          \
+            && snprintf(path, sizeof path, "%s/hal-v4l2/%s/%lld", root, target, (long long)offset) < (int)sizeof path) { \
+            int buffer = (int)HC_RAW(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);                                 \
+            if (buffer < 0) {                                                                                          \
+                errno = EINVAL;                                                                                        \
+                return MAP_FAILED;                                                                                     \
+            }                                                                                                          \
+            void *mapped = next(address, length, protection, flags, buffer, 0);                                        \
+            int saved = errno;                                                                                         \
+            HC_RAW(SYS_close, buffer);                                                                                 \
+            errno = saved;                                                                                             \
+            return mapped;                                                                                             \
+        }                                                                                                              \
+        return next(address, length, protection, flags, fd, offset);                                                   \
+    }
 
 typedef int (*fstat_type)(int, struct stat *);
 typedef int (*fstat64_type)(int, struct stat64 *);
@@ -181,3 +220,5 @@ WRAP_FXSTAT(__fxstat, struct stat, fxstat_type)
 WRAP_FXSTAT(__fxstat64, struct stat64, fxstat64_type)
 WRAP_FOPEN(fopen)
 WRAP_FOPEN(fopen64)
+WRAP_MMAP(mmap)
+WRAP_MMAP(mmap64)

@@ -29,6 +29,10 @@
  * stamped t0 + k/FPS (CLOCK_MONOTONIC), and is not handed out before then:
  * DQBUF and read() wait. No frame is ever dropped; a slow reader gets them late.
  *
+ * Buffers: USERPTR (the frame is written into the program's buffer through umockdev) or MMAP: REQBUFS makes each
+ * buffer a file <testbed>/hal-v4l2/81:MINOR/OFFSET, which hal's preload (libhal-clock.so) maps when the program
+ * calls mmap() on the node at that offset; DQBUF copies the frame into this host's own mapping of it.
+ *
  * poll(): umockdev does not see poll() on its nodes, but the nodes are ptys.
  * When DQBUF or read() would not wait, the host writes one byte into the pty,
  * and flushes it again through its own slave fd; so poll()/select() see POLLIN.
@@ -58,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <termios.h>
 #include <unistd.h>
 #include <linux/version.h>
@@ -77,13 +82,16 @@ typedef struct {
     guint32 width, height, fourcc, bpp, fps;
     const char *fmt_name;
     int master_fd, slave_fd;    /* the node's pty */
+    char *buffer_dir;           /* <testbed>/hal-v4l2/81:MINOR: the MMAP buffers' files, by offset */
+    gsize buffer_size;          /* an MMAP buffer's length: the frame, rounded up to pages */
 
     /* State, touched only on umockdev's worker thread after setup. */
     gboolean ready;             /* the readiness byte is in the pty */
     GSource *ready_timer;
     UMockdevIoctlClient *owner; /* client that owns the buffers or the read() stream */
-    guint n_bufs;               /* USERPTR buffers from REQBUFS */
-    struct { gulong userptr; guint32 length; gboolean queued; } bufs[MAX_BUFFERS];
+    guint n_bufs;               /* buffers from REQBUFS */
+    guint32 memory;             /* theirs: V4L2_MEMORY_USERPTR or V4L2_MEMORY_MMAP */
+    struct { gulong userptr; guint32 length; gboolean queued; guint8 *map; } bufs[MAX_BUFFERS];
     guint fifo[MAX_BUFFERS], fifo_head, fifo_len;  /* queued buffers, in order */
     gboolean streaming, reading;
     gint64 t0;                  /* monotonic µs at the start of the stream */
@@ -195,12 +203,51 @@ static void stop_stream(VDev *d)
         d->bufs[i].queued = FALSE;
 }
 
+/* MMAP buffers: each is a file in d->buffer_dir named by its offset, which hal's preload maps into a program that
+ * calls mmap() on the node at that offset; the host writes frames into its own mapping of the same file. */
+static void free_buffers(VDev *d)
+{
+    for (guint i = 0; i < d->n_bufs; i++) {
+        if (d->bufs[i].map) {
+            g_autofree char *path = g_strdup_printf("%s/%" G_GSIZE_FORMAT, d->buffer_dir, i * d->buffer_size);
+            munmap(d->bufs[i].map, d->buffer_size);
+            unlink(path);   /* a program's mapping stays valid; the next REQBUFS makes new files */
+        }
+    }
+    d->n_bufs = 0;
+    memset(d->bufs, 0, sizeof d->bufs);
+}
+
+static int make_buffers(VDev *d, guint count)
+{
+    if (g_mkdir_with_parents(d->buffer_dir, 0755) != 0)
+        return errno;
+    for (guint i = 0; i < count; i++) {
+        g_autofree char *path = g_strdup_printf("%s/%" G_GSIZE_FORMAT, d->buffer_dir, i * d->buffer_size);
+        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        void *map = MAP_FAILED;
+        if (fd >= 0 && ftruncate(fd, (off_t) d->buffer_size) == 0)
+            map = mmap(NULL, d->buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        if (map == MAP_FAILED) {
+            d->n_bufs = i;
+            free_buffers(d);
+            return err ? err : ENOMEM;
+        }
+        d->bufs[i].map = map;
+    }
+    d->n_bufs = count;
+    return 0;
+}
+
 /* If the owner has closed the device since, forget its buffers and stream. */
 static void check_owner(VDev *d, UMockdevIoctlClient *c)
 {
     if (d->owner && d->owner != c && !umockdev_ioctl_client_get_connected(d->owner)) {
         stop_stream(d);
-        d->n_bufs = 0;
+        free_buffers(d);
         g_clear_object(&d->owner);
     }
 }
@@ -213,9 +260,14 @@ static gboolean busy(VDev *d, UMockdevIoctlClient *c)
 static void fill_buf(VDev *d, struct v4l2_buffer *b, guint i)
 {
     b->index = i;
-    b->memory = V4L2_MEMORY_USERPTR;
-    b->m.userptr = d->bufs[i].userptr;
-    b->length = d->bufs[i].userptr ? d->bufs[i].length : d->frame_size;
+    b->memory = d->memory;
+    if (d->memory == V4L2_MEMORY_MMAP) {
+        b->m.offset = (guint32) (i * d->buffer_size);
+        b->length = (guint32) d->buffer_size;
+    } else {
+        b->m.userptr = d->bufs[i].userptr;
+        b->length = d->bufs[i].userptr ? d->bufs[i].length : d->frame_size;
+    }
     b->field = V4L2_FIELD_NONE;
     b->flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF |
                (d->bufs[i].queued ? V4L2_BUF_FLAG_QUEUED : 0);
@@ -304,13 +356,21 @@ static int v4l2_ioctl(VDev *d, UMockdevIoctlClient *c, gulong req,
         return *(int *) p == 0 ? 0 : EINVAL;
     case VIDIOC_REQBUFS: {
         struct v4l2_requestbuffers *r = p;
-        r->capabilities = V4L2_BUF_CAP_SUPPORTS_USERPTR;
-        if (r->type != CAPTURE || r->memory != V4L2_MEMORY_USERPTR)
-            return EINVAL;      /* what a driver without MMAP (or DMABUF) answers */
+        r->capabilities = V4L2_BUF_CAP_SUPPORTS_USERPTR | V4L2_BUF_CAP_SUPPORTS_MMAP;
+        if (r->type != CAPTURE || (r->memory != V4L2_MEMORY_USERPTR && r->memory != V4L2_MEMORY_MMAP))
+            return EINVAL;      /* what a driver without DMABUF answers */
         if (busy(d, c) || d->streaming || d->reading)
             return EBUSY;
-        d->n_bufs = r->count = MIN(r->count, MAX_BUFFERS);
-        memset(d->bufs, 0, sizeof d->bufs);
+        free_buffers(d);
+        d->memory = r->memory;
+        r->count = MIN(r->count, MAX_BUFFERS);
+        if (r->memory == V4L2_MEMORY_MMAP) {
+            int err = make_buffers(d, r->count);
+            if (err)
+                return err;
+        } else {
+            d->n_bufs = r->count;
+        }
         g_clear_object(&d->owner);
         if (d->n_bufs)
             d->owner = g_object_ref(c);
@@ -328,11 +388,14 @@ static int v4l2_ioctl(VDev *d, UMockdevIoctlClient *c, gulong req,
         struct v4l2_buffer *b = p;
         if (busy(d, c))
             return EBUSY;
-        if (b->type != CAPTURE || b->memory != V4L2_MEMORY_USERPTR || b->index >= d->n_bufs ||
-            d->bufs[b->index].queued || b->m.userptr == 0 || b->length < d->frame_size)
+        if (b->type != CAPTURE || b->memory != d->memory || b->index >= d->n_bufs || d->bufs[b->index].queued)
             return EINVAL;
-        d->bufs[b->index].userptr = b->m.userptr;
-        d->bufs[b->index].length = b->length;
+        if (d->memory == V4L2_MEMORY_USERPTR) {
+            if (b->m.userptr == 0 || b->length < d->frame_size)
+                return EINVAL;
+            d->bufs[b->index].userptr = b->m.userptr;
+            d->bufs[b->index].length = b->length;
+        }
         d->bufs[b->index].queued = TRUE;
         d->fifo[(d->fifo_head + d->fifo_len++) % MAX_BUFFERS] = b->index;
         fill_buf(d, b, b->index);
@@ -344,7 +407,7 @@ static int v4l2_ioctl(VDev *d, UMockdevIoctlClient *c, gulong req,
         guint i;
         if (busy(d, c))
             return EBUSY;
-        if (b->type != CAPTURE || b->memory != V4L2_MEMORY_USERPTR || !d->streaming)
+        if (b->type != CAPTURE || b->memory != d->memory || !d->streaming)
             return EINVAL;
         if (d->fifo_len == 0)
             return EAGAIN;      /* a kernel driver would block forever here */
@@ -352,15 +415,20 @@ static int v4l2_ioctl(VDev *d, UMockdevIoctlClient *c, gulong req,
         d->fifo_head = (d->fifo_head + 1) % MAX_BUFFERS;
         d->fifo_len--;
         d->bufs[i].queued = FALSE;
-        /* Point m.userptr at the client's buffer and resolve it: umockdev copies
-         * it in, and writes our copy back to the client when completing. */
-        b->m.userptr = d->bufs[i].userptr;
-        mem = umockdev_ioctl_data_resolve(data, offsetof(struct v4l2_buffer, m.userptr),
-                                          d->frame_size, NULL);
-        if (!mem)
-            return EFAULT;
-        memcpy(mem->data, frame_data(d, d->seq), d->frame_size);
-        g_object_unref(mem);
+        if (d->memory == V4L2_MEMORY_MMAP) {
+            /* The buffer's file, which the program has mapped. */
+            memcpy(d->bufs[i].map, frame_data(d, d->seq), d->frame_size);
+        } else {
+            /* Point m.userptr at the client's buffer and resolve it: umockdev copies
+             * it in, and writes our copy back to the client when completing. */
+            b->m.userptr = d->bufs[i].userptr;
+            mem = umockdev_ioctl_data_resolve(data, offsetof(struct v4l2_buffer, m.userptr),
+                                              d->frame_size, NULL);
+            if (!mem)
+                return EFAULT;
+            memcpy(mem->data, frame_data(d, d->seq), d->frame_size);
+            g_object_unref(mem);
+        }
         fill_buf(d, b, i);
         b->flags |= V4L2_BUF_FLAG_DONE;
         b->bytesused = d->frame_size;
@@ -606,6 +674,15 @@ static gboolean add_video(UMockdevTestbed *tb, const char *spec, GError **error)
                            d->bus, base, name, d->node, d->minor, d->minor, d->minor, d->bus);
     if (!umockdev_testbed_add_from_string(tb, desc, error))
         return FALSE;
+
+    /* MMAP buffers: files under the testbed, found by hal's preload from the node's device number. */
+    {
+        g_autofree char *root = umockdev_testbed_get_root_dir(tb);
+        long page = sysconf(_SC_PAGESIZE);
+        d->buffer_dir = g_strdup_printf("%s/hal-v4l2/81:%u", root, d->minor);
+        d->buffer_size = (d->frame_size + (gsize) page - 1) / (gsize) page * (gsize) page;
+        d->memory = V4L2_MEMORY_USERPTR;
+    }
 
     /* Our own fd on the pty's slave side, to flush the readiness byte with. */
     d->master_fd = umockdev_testbed_get_dev_fd(tb, d->node);
