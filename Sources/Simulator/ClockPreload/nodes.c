@@ -87,15 +87,15 @@ typedef void *(*mmap_type)(void *, size_t, int, int, int, off_t);
 /// gave) is the file hal-testbed made for it, $UMOCKDEV_DIR/hal-v4l2/81:N/OFFSET, mapped shared: the frames
 /// hal-testbed writes into its own mapping are what the program reads.
 #define WRAP_MMAP(name)                                                                                                \
-    HC_EXPORT void *name(void *address, size_t length, int protection, int flags, int fd, off_t offset) {            \
+    HC_EXPORT void *name(void *address, size_t length, int protection, int flags, int fd, off_t offset) {              \
         NEXT_DEFINITION(#name, mmap_type);                                                                             \
         struct stat status;                                                                                            \
         char target[32], path[PATH_MAX];                                                                               \
         const char *root = getenv("UMOCKDEV_DIR");                                                                     \
-        if (fd >= 0 && root != NULL && HC_RAW(SYS_fstat, fd, &status) == 0 && testbed_node(&status, target)           \
+        if (fd >= 0 && root != NULL && HC_RAW(SYS_fstat, fd, &status) == 0 && testbed_node(&status, target)            \
             && strncmp(target, "81:", 3) == 0                                                                          \
             && snprintf(path, sizeof path, "%s/hal-v4l2/%s/%lld", root, target, (long long)offset) < (int)sizeof path) { \
-            int buffer = (int)HC_RAW(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);                                 \
+            int buffer = (int)HC_RAW(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);                                  \
             if (buffer < 0) {                                                                                          \
                 errno = EINVAL;                                                                                        \
                 return MAP_FAILED;                                                                                     \
@@ -139,7 +139,7 @@ typedef FILE *(*fopen_type)(const char *, const char *);
 #define WRAP_FOPEN(name)                                                                                               \
     HC_EXPORT FILE *name(const char *path, const char *mode) {                                                         \
         char inside[PATH_MAX];                                                                                         \
-        NEXT_DEFINITION(#name, fopen_type);                                                                                  \
+        NEXT_DEFINITION(#name, fopen_type);                                                                            \
         return next(testbed_path(path, inside), mode);                                                                 \
     }
 
@@ -155,7 +155,7 @@ typedef FILE *(*fopen_type)(const char *, const char *);
     } while (0)
 
 /// The next definition of a function, found once.
-#define NEXT_DEFINITION(name, type)                                                                                          \
+#define NEXT_DEFINITION(name, type)                                                                                    \
     static type next;                                                                                                  \
     if (next == NULL) next = (type)dlsym(RTLD_NEXT, name)
 
@@ -171,7 +171,7 @@ typedef int (*openat_2_type)(int, const char *, int);
         MODE(flags, mode);                                                                                             \
         if (missing_node(path, flags)) return -1;                                                                      \
         char inside[PATH_MAX];                                                                                         \
-        NEXT_DEFINITION(#name, open_type);                                                                                   \
+        NEXT_DEFINITION(#name, open_type);                                                                             \
         return next(testbed_path(path, inside), flags, mode);                                                          \
     }
 
@@ -182,7 +182,7 @@ typedef int (*openat_2_type)(int, const char *, int);
         MODE(flags, mode);                                                                                             \
         if (missing_node(path, flags)) return -1;                                                                      \
         char inside[PATH_MAX];                                                                                         \
-        NEXT_DEFINITION(#name, openat_type);                                                                                 \
+        NEXT_DEFINITION(#name, openat_type);                                                                           \
         return next(folder, testbed_path(path, inside), flags, mode);                                                  \
     }
 
@@ -192,7 +192,7 @@ typedef int (*openat_2_type)(int, const char *, int);
     HC_EXPORT int name(const char *path, int flags) {                                                                  \
         if (missing_node(path, flags)) return -1;                                                                      \
         char inside[PATH_MAX];                                                                                         \
-        NEXT_DEFINITION(#name, open_2_type);                                                                                 \
+        NEXT_DEFINITION(#name, open_2_type);                                                                           \
         return next(testbed_path(path, inside), flags);                                                                \
     }
 
@@ -202,7 +202,7 @@ typedef int (*openat_2_type)(int, const char *, int);
     HC_EXPORT int name(int folder, const char *path, int flags) {                                                      \
         if (missing_node(path, flags)) return -1;                                                                      \
         char inside[PATH_MAX];                                                                                         \
-        NEXT_DEFINITION(#name, openat_2_type);                                                                               \
+        NEXT_DEFINITION(#name, openat_2_type);                                                                         \
         return next(folder, testbed_path(path, inside), flags);                                                        \
     }
 

@@ -112,7 +112,7 @@ public final class EvdevServedDevice: ServedDevice {
     public func finish() {
         guard let node = feeding.withLock({ $0.node }) else { return }
         // A frame counts as read once none of its bytes is left in the node.
-        let read = node.unreadBytes().map { node.bytesWritten - $0 }
+        let read = node.bytesRead()
         feeding.withLock { $0.read = read }
     }
 

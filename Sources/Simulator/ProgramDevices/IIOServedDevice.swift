@@ -296,7 +296,7 @@ public final class IIOServedDevice: ServedDevice {
     public func finish() {
         guard let buffer = state.withLock({ $0.buffer }) else { return }
         // A scan counts as read once none of its bytes is left in the node.
-        let read = buffer.unreadBytes().map { buffer.bytesWritten - $0 }
+        let read = buffer.bytesRead()
         state.withLock { state in state.read = read.map { read in state.scanEnds.prefix { $0 <= read }.count } }
     }
 

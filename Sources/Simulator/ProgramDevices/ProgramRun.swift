@@ -227,17 +227,20 @@ public struct ProgramRun: Sendable {
         let root = try await scratch.testbedRoot(at: ready, while: { host.poll() == nil }) {
             hostErrors.withLock { $0.suffix(5).joined(separator: "; ") }
         }
-        for (node, target) in plan.links.sorted(by: { $0.key < $1.key }) {
-            let folder = root + node.split(separator: "/").dropLast().joined(separator: "/").reduce(into: "/") { $0.append($1) }
-            _ = mkdir(folder, 0o755)
-            guard symlink(target, root + node) == 0 else { throw ProgramError("cannot link \(node) in the testbed: \(describeErrno(errno))") }
-        }
-        for (path, text) in plan.files.sorted(by: { $0.key < $1.key }) {
+        /// Makes the folders above `path` (absolute, inside the testbed) that are not there yet.
+        func makeFolders(above path: String) {
             var folder = root
             for part in path.split(separator: "/").dropLast() {
                 folder += "/" + part
                 _ = mkdir(folder, 0o755)
             }
+        }
+        for (node, target) in plan.links.sorted(by: { $0.key < $1.key }) {
+            makeFolders(above: node)
+            guard symlink(target, root + node) == 0 else { throw ProgramError("cannot link \(node) in the testbed: \(describeErrno(errno))") }
+        }
+        for (path, text) in plan.files.sorted(by: { $0.key < $1.key }) {
+            makeFolders(above: path)
             guard FileManager.default.createFile(atPath: root + path, contents: Data(text.utf8)) else {
                 throw ProgramError("cannot write \(path) in the testbed")
             }

@@ -406,7 +406,7 @@ public struct ServedDeviceTypes: Sendable {
 
 /// A FIFO that `hal-testbed -l` relays into a node: what is written here is what the program reads from the node.
 ///
-/// It also tells how much of it the program read (``unreadBytes()``): the node's terminal is held open from the start
+/// It also tells how much of it the program read (``bytesRead()``): the node's terminal is held open from the start
 /// (so its input queue outlives the program's last close), and once the program has ended, what it left is drained
 /// from it until `hal-testbed` has relayed all that was written (`FIFO.count`).
 final class LiveNode: Sendable {
@@ -441,10 +441,10 @@ final class LiveNode: Sendable {
     /// The bytes written so far.
     var bytesWritten: Int { written.withLock { $0 } }
 
-    /// What the program did not read of what was written, once it has ended and nothing more is written: the rest is
+    /// What the program read of what was written, once it has ended and nothing more is written: what it left is
     /// drained from the node as `hal-testbed` relays it (a non-blocking read of a terminal also takes what is still on
     /// its way in). `nil` when the node or the relay's count cannot be read, or the relay stops short for 5 s.
-    func unreadBytes() -> Int? {
+    func bytesRead() -> Int? {
         guard let node else { return nil }
         let total = bytesWritten
         var drained = 0
@@ -454,7 +454,8 @@ final class LiveNode: Sendable {
             let all = relayed >= total
             guard let taken = node.drain() else { return nil }
             drained += taken
-            if all { return drained + (total - relayed) }
+            // What went into the node, less what the program left there.
+            if all { return relayed - drained }
             if ContinuousClock.now > deadline { return nil }
             if taken == 0 { usleep(1000) }
         }

@@ -205,11 +205,16 @@ static void stop_stream(VDev *d)
 
 /* MMAP buffers: each is a file in d->buffer_dir named by its offset, which hal's preload maps into a program that
  * calls mmap() on the node at that offset; the host writes frames into its own mapping of the same file. */
+static char *buffer_path(VDev *d, guint i)
+{
+    return g_strdup_printf("%s/%" G_GSIZE_FORMAT, d->buffer_dir, i * d->buffer_size);
+}
+
 static void free_buffers(VDev *d)
 {
     for (guint i = 0; i < d->n_bufs; i++) {
         if (d->bufs[i].map) {
-            g_autofree char *path = g_strdup_printf("%s/%" G_GSIZE_FORMAT, d->buffer_dir, i * d->buffer_size);
+            g_autofree char *path = buffer_path(d, i);
             munmap(d->bufs[i].map, d->buffer_size);
             unlink(path);   /* a program's mapping stays valid; the next REQBUFS makes new files */
         }
@@ -223,7 +228,7 @@ static int make_buffers(VDev *d, guint count)
     if (g_mkdir_with_parents(d->buffer_dir, 0755) != 0)
         return errno;
     for (guint i = 0; i < count; i++) {
-        g_autofree char *path = g_strdup_printf("%s/%" G_GSIZE_FORMAT, d->buffer_dir, i * d->buffer_size);
+        g_autofree char *path = buffer_path(d, i);
         int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         void *map = MAP_FAILED;
         if (fd >= 0 && ftruncate(fd, (off_t) d->buffer_size) == 0)
